@@ -1,0 +1,139 @@
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { HoneypotInputs, HoneypotProvider } from "remix-utils/honeypot/react";
+import type { HoneypotInputProps } from "remix-utils/honeypot/server";
+import { useHydrated } from "remix-utils/use-hydrated";
+import { content, EMAIL_INPUT_ID } from "~/content";
+import { FIELD, type Challenge, type SignupResult } from "~/signup-result";
+import { ChallengeField } from "./ChallengeField";
+
+/** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
+const SignupEnhancements = lazy(() => import("./SignupEnhancements"));
+
+/** How far below the viewport the form may be when its enhancements start loading. */
+const PRELOAD_MARGIN = "400px";
+
+export type SignupFormProps = {
+  captchaSiteKey: string;
+  honeypot: HoneypotInputProps;
+  challenge: Challenge | null;
+};
+
+export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormProps) {
+  const { signup } = content;
+  const result = useActionData<SignupResult>();
+  const navigation = useNavigation();
+  const hydrated = useHydrated();
+  const formRef = useRef<HTMLFormElement>(null);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const [enhance, setEnhance] = useState(false);
+  const [captchaToken, setCaptchaToken] = useState("");
+  const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
+
+  const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
+  const currentChallenge = result?.challenge ?? challenge;
+  const showChallenge = captchaUnavailable && currentChallenge !== null;
+  // Without JavaScript the button must stay usable: it is only gated once hydrated.
+  const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showChallenge));
+
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form || enhance) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) setEnhance(true);
+      },
+      { rootMargin: PRELOAD_MARGIN },
+    );
+    observer.observe(form);
+    return () => observer.disconnect();
+  }, [enhance]);
+
+  useEffect(() => {
+    if (result?.ok && emailRef.current) emailRef.current.value = "";
+  }, [result]);
+
+  return (
+    <Form
+      ref={formRef}
+      method="post"
+      noValidate
+      preventScrollReset
+      className="space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
+      aria-busy={submitting}
+    >
+      <HoneypotProvider {...honeypot}>
+        <HoneypotInputs label={signup.honeypotLabel} />
+      </HoneypotProvider>
+      <div>
+        <label htmlFor={EMAIL_INPUT_ID} className="block font-semibold">
+          {signup.emailLabel}
+        </label>
+        <input
+          ref={emailRef}
+          id={EMAIL_INPUT_ID}
+          name={FIELD.email}
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          required
+          maxLength={254}
+          placeholder={signup.emailPlaceholder}
+          defaultValue={result && !result.ok ? result.email : ""}
+          onFocus={() => setEnhance(true)}
+          className="mt-2 block w-full rounded-lg border border-slate-400 bg-white px-4 py-3 text-base placeholder:text-slate-500"
+        />
+      </div>
+
+      <input type="hidden" name={FIELD.captchaToken} value={captchaToken} />
+      {hydrated && enhance ? (
+        <Suspense fallback={<CaptchaPlaceholder />}>
+          <SignupEnhancements
+            siteKey={captchaSiteKey}
+            result={result}
+            onToken={setCaptchaToken}
+            onUnavailable={() => setCaptchaUnavailable(true)}
+            hidden={showChallenge}
+          />
+        </Suspense>
+      ) : hydrated ? (
+        <CaptchaPlaceholder />
+      ) : null}
+      {showChallenge ? <ChallengeField key={currentChallenge.token} challenge={currentChallenge} /> : null}
+      {currentChallenge ? (
+        <noscript>
+          <ChallengeField challenge={currentChallenge} />
+        </noscript>
+      ) : null}
+
+      {/* Without JavaScript there are no toasts: the outcome is rendered here by the server. */}
+      {result && !hydrated ? (
+        <div
+          role={result.ok ? "status" : "alert"}
+          className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}
+        >
+          <p className="font-semibold">{result.notice.title}</p>
+          <p>{result.notice.description}</p>
+        </div>
+      ) : null}
+
+      <button
+        type="submit"
+        disabled={!canSubmit}
+        className="flex min-h-12 w-full items-center justify-center rounded-xl bg-brand-700 px-6 py-3 text-base font-bold text-white transition hover:bg-brand-800 disabled:cursor-not-allowed disabled:bg-slate-400"
+      >
+        {submitting ? signup.submitting : signup.submit}
+      </button>
+      <p className="text-sm text-ink-600">{signup.privacy}</p>
+    </Form>
+  );
+}
+
+/** Holds the widget's place so nothing shifts when it appears. */
+function CaptchaPlaceholder() {
+  return (
+    <p className="flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
+      {content.signup.captchaLoading}
+    </p>
+  );
+}

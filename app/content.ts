@@ -1,0 +1,150 @@
+/**
+ * Every word the visitor reads, in pt-BR, in one place. Texts that name the
+ * product take the site name (SITE_NAME) as an argument.
+ */
+
+export const SIGNUP_SECTION_ID = "cadastro";
+export const EMAIL_INPUT_ID = "email";
+
+export const content = {
+  meta: {
+    title: (siteName: string) => `${siteName} — sua previdência privada em um só app`,
+    description:
+      "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
+    themeColor: "#0b6a55",
+  },
+  banner: "Lançamento em breve",
+  hero: {
+    badges: ["Em desenvolvimento", "Open Insurance"],
+    title: "Toda a sua previdência privada em um só app",
+    lead: "Um marketplace de planos de previdência integrado ao Open Insurance: veja seus planos, compare alternativas, faça portabilidade e use seu patrimônio a seu favor — com segurança e transparência.",
+    cta: "Seja o primeiro a saber!",
+    figures: [
+      { value: "13M", label: "titulares no mercado" },
+      { value: "R$ 1T+", label: "em ativos privados" },
+      { value: "100%", label: "seguro e regulado" },
+    ],
+  },
+  features: {
+    title: "Tudo o que sua previdência precisa",
+    lead: "Ferramentas pensadas para quem tem PGBL, VGBL ou fundo de pensão e quer tomar decisões com clareza.",
+    items: [
+      {
+        icon: "dashboard",
+        title: "Painel consolidado",
+        text: "Todos os seus planos de previdência reunidos em um só painel, com saldo, rentabilidade e taxas lado a lado.",
+      },
+      {
+        icon: "credit",
+        title: "Crédito com garantia da previdência",
+        text: "Use seu patrimônio previdenciário como garantia para conseguir crédito com juros menores, sem resgatar o plano.",
+      },
+      {
+        icon: "portability",
+        title: "Portabilidade digital",
+        text: "Leve seu saldo para outra instituição de forma 100% digital, sem papelada e acompanhando cada etapa.",
+      },
+      {
+        icon: "education",
+        title: "Educação financeira simples",
+        text: "Conteúdos curtos e sem juridiquês: PGBL ou VGBL, tabela progressiva ou regressiva, quanto guardar por mês.",
+      },
+      {
+        icon: "consent",
+        title: "Gestão de consentimentos",
+        text: "Você decide quais dados compartilha, com quem e por quanto tempo — e revoga quando quiser.",
+      },
+      {
+        icon: "shield",
+        title: "Integração Open Insurance",
+        text: "Conexão segura e regulada com as seguradoras e entidades participantes do Open Insurance Brasil.",
+      },
+    ],
+  },
+  steps: {
+    title: "Como vai funcionar",
+    items: [
+      {
+        title: "Conecte seus planos",
+        text: "Autorize o compartilhamento dos seus dados pelo Open Insurance em poucos toques.",
+      },
+      {
+        title: "Veja tudo em um só lugar",
+        text: "Saldos, rentabilidade, taxas e coberturas de todos os planos, organizados para você.",
+      },
+      {
+        title: "Tome decisões inteligentes",
+        text: "Compare alternativas, simule a portabilidade e entenda o impacto de cada escolha.",
+      },
+      {
+        title: "Mantenha o controle",
+        text: "Acompanhe seus consentimentos e revogue acessos a qualquer momento.",
+      },
+    ],
+  },
+  signup: {
+    title: "Receba o convite de lançamento",
+    lead: "Deixe seu e-mail e avisaremos você antes de todo mundo.",
+    perks: ["Acesso antecipado", "Data de lançamento em primeira mão", "Dicas exclusivas de previdência"],
+    emailLabel: "Seu e-mail",
+    emailPlaceholder: "Digite seu melhor e-mail",
+    submit: "Cadastrar",
+    submitting: "Enviando…",
+    captchaLoading: "Carregando verificação anti-robô…",
+    challengeLegend: "Verificação anti-robô",
+    challengeHint: "Responda com algarismos ou por extenso.",
+    honeypotLabel: "Deixe este campo em branco",
+    privacy: "Usamos seu e-mail apenas para avisar sobre o lançamento. Você pode pedir a exclusão quando quiser.",
+  },
+  messages: {
+    invalidEmail: { title: "E-mail inválido", description: "Por favor, informe um e-mail válido." },
+    captchaMissing: {
+      title: "Valide o captcha",
+      description: "Confirme que você não é um robô resolvendo o captcha.",
+    },
+    challengeWrong: {
+      title: "Resposta incorreta",
+      description: "Confira a conta e responda à nova pergunta.",
+    },
+    challengeExpired: {
+      title: "Pergunta expirada",
+      description: "Responda à nova pergunta para concluir o cadastro.",
+    },
+    tooMany: { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." },
+    unreadable: {
+      title: "Envio inválido",
+      description: "Não foi possível ler o formulário. Recarregue a página e tente novamente.",
+    },
+    failureTitle: "Falha ao enviar",
+    failureFallback: "Não foi possível enviar seu cadastro agora. Tente novamente.",
+    webhookStatus: (status: number, statusText: string, text: string) =>
+      `Webhook retornou ${status}${statusText ? ` ${statusText}` : ""}${text ? `: ${text}` : ""}`,
+    success: (siteName: string) => ({
+      title: "Cadastro realizado!",
+      description: `Você será notificado assim que o ${siteName} for lançado.`,
+    }),
+  },
+  footer: {
+    legalTitle: "Documentos legais",
+    legalLinks: ["Política de Privacidade", "Termos de Uso", "LGPD"],
+    legalNote: "Os documentos legais serão publicados antes do lançamento.",
+    regulationsTitle: "Regulamentação",
+    regulations: [
+      "LGPD — Lei nº 13.709/2018",
+      "Open Insurance — Resolução CNSP nº 415/2021",
+      "Previdência complementar — Lei Complementar nº 109/2001",
+      "Código de Defesa do Consumidor — Lei nº 8.078/1990",
+    ],
+    contactTitle: "Contato",
+    disclaimer: (siteName: string) =>
+      `O ${siteName} está em desenvolvimento. As funcionalidades descritas podem mudar até o lançamento.`,
+    copyright: (siteName: string) => `© 2024 ${siteName}. Todos os direitos reservados.`,
+  },
+  notFound: {
+    title: "Oops! Page not found",
+    link: "Return to Home",
+    metaTitle: (siteName: string) => `Página não encontrada — ${siteName}`,
+  },
+} as const;
+
+export type FeatureIcon = (typeof content.features.items)[number]["icon"];

@@ -1,0 +1,52 @@
+import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
+import { RemixServer } from "@remix-run/react";
+import { renderToString } from "react-dom/server";
+import { isHttps } from "./utils/client-address.server";
+import { env } from "./utils/env.server";
+import { installGracefulStop } from "./utils/graceful-stop.server";
+import { PageCache } from "./utils/page-cache.server";
+import { setSecurityHeaders } from "./utils/security-headers.server";
+
+installGracefulStop();
+
+const pages = new PageCache();
+const development = env.NODE_ENV === "development";
+
+/** A leaf route opts in to shared renders with `handle = { shareRender: true }`. */
+function isShareable(request: Request, status: number, context: EntryContext): boolean {
+  const { staticHandlerContext: state, routeModules } = context;
+  if ((request.method !== "GET" && request.method !== "HEAD") || status !== 200) return false;
+  if (state.actionData || state.errors) return false;
+  const leaf = state.matches[state.matches.length - 1];
+  const handle = leaf ? (routeModules[leaf.route.id]?.handle as { shareRender?: boolean } | undefined) : undefined;
+  return handle?.shareRender === true;
+}
+
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+) {
+  return pages.respond({
+    request,
+    status: responseStatusCode,
+    headers: responseHeaders,
+    shareable: isShareable(request, responseStatusCode, remixContext),
+    https: isHttps(request, env.TRUST_PROXY),
+    development,
+    render: () => renderToString(<RemixServer context={remixContext} url={request.url} />),
+  });
+}
+
+export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+  setSecurityHeaders(response.headers, { https: isHttps(request, env.TRUST_PROXY) });
+  if (request.method !== "GET") response.headers.set("Cache-Control", "no-store");
+  return response;
+};
+
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  // A visitor who closed the tab is not an error of ours.
+  if (request.signal.aborted) return;
+  console.error(error);
+};

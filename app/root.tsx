@@ -1,0 +1,55 @@
+import { json, type LinksFunction } from "@remix-run/node";
+import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRouteError } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { content } from "~/content";
+import stylesheet from "~/tailwind.css";
+import { site } from "~/utils/site.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export function loader() {
+  return json({ siteName: site.name, contactEmail: site.contactEmail });
+}
+
+/** The site's name and contact never change while the process runs. */
+export const shouldRevalidate = () => false;
+
+export function Layout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="pt-BR">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content={content.meta.themeColor} />
+        <Meta />
+        <Links />
+      </head>
+      <body className="bg-white font-sans text-ink-900 antialiased">
+        {children}
+        <Scripts />
+        <LiveReload />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  return (
+    <main className="mx-auto flex min-h-screen max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
+      <h1 className="text-2xl font-bold">Algo deu errado</h1>
+      <p className="text-ink-700">Erro {status}. Tente novamente em instantes.</p>
+      <a className="font-semibold text-brand-700 underline" href="/">
+        Voltar para o início
+      </a>
+    </main>
+  );
+}

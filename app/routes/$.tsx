@@ -1,0 +1,39 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLocation } from "@remix-run/react";
+import { useEffect } from "react";
+import { content } from "~/content";
+import { logEvent } from "~/utils/log.server";
+import { site } from "~/utils/site.server";
+
+export function loader({ request }: LoaderFunctionArgs) {
+  const { pathname } = new URL(request.url);
+  logEvent("not-found", { path: pathname });
+  return json({ siteName: site.name }, { status: 404 });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: content.notFound.metaTitle(data?.siteName ?? "") },
+  { name: "robots", content: "noindex" },
+];
+
+export default function NotFound() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    console.error("404 Error: User attempted to access non-existent route:", pathname);
+  }, [pathname]);
+
+  return (
+    <main className="flex min-h-screen items-center justify-center bg-brand-50 px-6">
+      <div className="text-center" lang="en">
+        <p className="text-6xl font-extrabold text-brand-700">404</p>
+        <h1 className="mt-4 text-2xl font-bold text-ink-900">{content.notFound.title}</h1>
+        <a
+          href="/"
+          className="mt-6 inline-block rounded-lg bg-brand-700 px-5 py-3 font-semibold text-white hover:bg-brand-800"
+        >
+          {content.notFound.link}
+        </a>
+      </div>
+    </main>
+  );
+}

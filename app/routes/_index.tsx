@@ -1,0 +1,62 @@
+import { json, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
+import { FeatureGrid } from "~/components/FeatureGrid";
+import { Hero } from "~/components/Hero";
+import { HowItWorks } from "~/components/HowItWorks";
+import { SiteHeader } from "~/components/SiteHeader";
+import { SignupSection } from "~/components/SignupSection";
+import { SiteFooter } from "~/components/SiteFooter";
+import { content } from "~/content";
+import type { loader as rootLoader } from "~/root";
+import { trackSignup } from "~/utils/graceful-stop.server";
+import { signup, site } from "~/utils/site.server";
+
+/** The landing page may be rendered once and shared for a moment (see page-cache.server.ts). */
+export const handle = { shareRender: true };
+
+export function loader() {
+  return json({ captchaSiteKey: site.captchaSiteKey, ...signup.formTokens() });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const { status, result } = await trackSignup(() => signup.handle(request));
+  return json(result, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/** A form result carries everything the form needs; reloading the page data would only cost a request. */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
+  formMethod === "POST" ? false : defaultShouldRevalidate;
+
+export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({ matches }) => {
+  const siteName = matches.find((match) => match.id === "root")?.data?.siteName ?? "";
+  const title = content.meta.title(siteName);
+  const { description } = content.meta;
+  return [
+    { title },
+    { name: "description", content: description },
+    { property: "og:type", content: "website" },
+    { property: "og:locale", content: "pt_BR" },
+    { property: "og:site_name", content: siteName },
+    { property: "og:title", content: title },
+    { property: "og:description", content: description },
+    { name: "twitter:card", content: "summary" },
+    { name: "twitter:title", content: title },
+    { name: "twitter:description", content: description },
+  ];
+};
+
+export default function LandingPage() {
+  const { captchaSiteKey, honeypot, challenge } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <SiteHeader />
+      <main>
+        <Hero />
+        <FeatureGrid />
+        <HowItWorks />
+        <SignupSection captchaSiteKey={captchaSiteKey} honeypot={honeypot} challenge={challenge} />
+      </main>
+      <SiteFooter />
+    </>
+  );
+}

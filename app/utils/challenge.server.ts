@@ -1,0 +1,92 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Challenge } from "~/signup-result";
+
+const NUMBER_WORDS = [
+  "zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez",
+  "onze", "doze", "treze", "catorze", "quinze", "dezesseis", "dezessete", "dezoito", "dezenove", "vinte",
+];
+/** Spellings a visitor may type besides the canonical word. */
+const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
+
+export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+/**
+ * How many answers one question accepts. A rendered page is shared by the
+ * visitors of the same second (see page-cache.server.ts), so "single use" is
+ * per visitor: a handful of answers, never an unlimited supply for a bot.
+ */
+export const CHALLENGE_MAX_ANSWERS = 3;
+
+const MAX_TRACKED_QUESTIONS = 100_000;
+
+export type ChallengeVerdict = "correct" | "wrong" | "expired";
+
+/**
+ * A question in Portuguese with a typed answer, for visitors without hCaptcha.
+ * Stateless: the token carries an id, an expiry and an HMAC of the answer, so
+ * any instance holding the same secret can check it. Only the count of answers
+ * per id is remembered, in memory, until the question expires.
+ */
+export class ChallengeBook {
+  private readonly answersById = new Map<string, { count: number; expiresAt: number }>();
+
+  constructor(private readonly secret: string) {}
+
+  create(now = Date.now(), random: () => number = Math.random): Challenge {
+    const left = 1 + Math.floor(random() * 9);
+    const right = 1 + Math.floor(random() * 9);
+    const subtract = random() < 0.5 && left > right;
+    const answer = subtract ? left - right : left + right;
+    const question = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
+    const id = randomBytes(9).toString("base64url");
+    const expiresAt = now + CHALLENGE_TTL_MS;
+    return { question, token: `${id}.${expiresAt}.${this.mac(id, expiresAt, answer)}` };
+  }
+
+  verify(token: string, typedAnswer: string, now = Date.now()): ChallengeVerdict {
+    const [id, expiresAtText, mac, extra] = token.split(".");
+    const expiresAt = Number(expiresAtText);
+    if (!id || !mac || extra !== undefined || !Number.isSafeInteger(expiresAt)) return "expired";
+    // A genuine token never expires further out than CHALLENGE_TTL_MS from now.
+    if (expiresAt <= now || expiresAt > now + CHALLENGE_TTL_MS) return "expired";
+    if (!this.countAnswer(id, expiresAt, now)) return "expired";
+    const answer = parseAnswer(typedAnswer);
+    if (answer === null) return "wrong";
+    const expected = Buffer.from(this.mac(id, expiresAt, answer));
+    const given = Buffer.from(mac);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? "correct" : "wrong";
+  }
+
+  private mac(id: string, expiresAt: number, answer: number): string {
+    return createHmac("sha256", this.secret)
+      .update(`nojs-challenge:${id}:${expiresAt}:${answer}`)
+      .digest("base64url");
+  }
+
+  /** Counts one answer for `id`; false once the question has had its share. */
+  private countAnswer(id: string, expiresAt: number, now: number): boolean {
+    for (const [knownId, entry] of this.answersById) {
+      if (entry.expiresAt > now) break; // ids are inserted roughly in expiry order
+      this.answersById.delete(knownId);
+    }
+    if (this.answersById.size >= MAX_TRACKED_QUESTIONS) {
+      const oldest = this.answersById.keys().next();
+      if (!oldest.done) this.answersById.delete(oldest.value);
+    }
+    const entry = this.answersById.get(id) ?? { count: 0, expiresAt };
+    if (entry.count >= CHALLENGE_MAX_ANSWERS) return false;
+    entry.count += 1;
+    this.answersById.set(id, entry);
+    return true;
+  }
+}
+
+/** "7", " sete ", "Três" → the number; anything else → null. */
+export function parseAnswer(typed: string): number | null {
+  const normalized = typed.trim().toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  if (/^\d{1,3}$/.test(normalized)) return Number(normalized);
+  const index = NUMBER_WORDS.findIndex(
+    (word) => word.normalize("NFD").replace(/[\u0300-\u036f]/g, "") === normalized,
+  );
+  if (index !== -1) return index;
+  return WORD_ALIASES[normalized] ?? null;
+}

@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { documentCsp, setSecurityHeaders } from "./security-headers.server";
+
+type Encoding = "br" | "gzip" | "identity";
+
+type RenderedPage = {
+  bodies: Record<Encoding, Uint8Array<ArrayBuffer>>;
+  etag: string;
+  csp: string;
+  expiresAt: number;
+};
+
+export type DocumentRequest = {
+  request: Request;
+  status: number;
+  headers: Headers;
+  /** Whether this exact render may be shared with other visitors for a moment. */
+  shareable: boolean;
+  https: boolean;
+  development: boolean;
+  render: () => string;
+};
+
+/**
+ * Turns a render into the document response. A shareable render (the landing
+ * page on GET, no form result) is made once per `ttlMs` per URL and kept
+ * compressed as brotli and gzip, so most visitors cost no rendering and no
+ * compression; its ETag answers conditional requests with 304. Values that
+ * change per render (honeypot timestamp, fallback question) are valid for
+ * everyone who receives them within that time.
+ */
+export class PageCache {
+  private readonly pages = new Map<string, RenderedPage>();
+
+  constructor(
+    private readonly ttlMs = 1000,
+    private readonly maxPages = 64,
+  ) {}
+
+  respond(document: DocumentRequest): Response {
+    const { request, shareable } = document;
+    if (!shareable) return this.uncachedResponse(document);
+
+    const url = new URL(request.url);
+    const key = url.pathname + url.search;
+    const now = Date.now();
+    let page = this.pages.get(key);
+    if (!page || page.expiresAt <= now) {
+      page = this.renderPage(document, now);
+      this.pages.delete(key);
+      if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(key, page);
+    }
+
+    const headers = new Headers(document.headers);
+    headers.set("Content-Type", "text/html; charset=utf-8");
+    headers.set("Cache-Control", "no-cache");
+    headers.set("ETag", page.etag);
+    headers.set("Vary", "Accept-Encoding");
+    setSecurityHeaders(headers, { csp: page.csp, https: document.https });
+    if (request.headers.get("if-none-match")?.split(/\s*,\s*/).includes(page.etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    const encoding = preferredEncoding(request.headers.get("accept-encoding"));
+    if (encoding !== "identity") headers.set("Content-Encoding", encoding);
+    const body = page.bodies[encoding];
+    headers.set("Content-Length", String(body.byteLength));
+    return new Response(body, { status: document.status, headers });
+  }
+
+  private renderPage(document: DocumentRequest, now: number): RenderedPage {
+    const html = `<!DOCTYPE html>${document.render()}`;
+    const identity = new TextEncoder().encode(html);
+    return {
+      bodies: {
+        identity,
+        gzip: new Uint8Array(gzipSync(identity, { level: 9 })),
+        br: new Uint8Array(
+          brotliCompressSync(identity, {
+            params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.byteLength },
+          }),
+        ),
+      },
+      etag: `W/"${createHash("sha1").update(identity).digest("base64url")}"`,
+      csp: documentCsp(html, { development: document.development }),
+      expiresAt: now + this.ttlMs,
+    };
+  }
+
+  /** Form results and error pages: rendered each time, never stored anywhere. */
+  private uncachedResponse(document: DocumentRequest): Response {
+    const html = `<!DOCTYPE html>${document.render()}`;
+    const headers = new Headers(document.headers);
+    headers.set("Content-Type", "text/html; charset=utf-8");
+    headers.set("Cache-Control", "no-store");
+    setSecurityHeaders(headers, { csp: documentCsp(html, { development: document.development }), https: document.https });
+    return new Response(html, { status: document.status, headers });
+  }
+}
+
+/** br over gzip over nothing, honouring q=0. */
+export function preferredEncoding(acceptEncoding: string | null): Encoding {
+  const accepted = new Set<string>();
+  for (const part of (acceptEncoding ?? "").toLowerCase().split(",")) {
+    const [name, ...params] = part.split(";").map((piece) => piece.trim());
+    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
+    if (name && !refused) accepted.add(name);
+  }
+  if (accepted.has("br")) return "br";
+  if (accepted.has("gzip") || accepted.has("*")) return "gzip";
+  return "identity";
+}

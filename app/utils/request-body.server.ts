@@ -1,0 +1,79 @@
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** A body we refuse to read, with the HTTP status that says why. */
+export class BodyError extends Error {
+  constructor(readonly status: 400 | 413 | 415, message: string) {
+    super(message);
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads an application/x-www-form-urlencoded body of at most MAX_BODY_BYTES,
+ * refusing oversized, non-UTF-8 or badly percent-encoded input instead of
+ * guessing, and any field listed in `singleFields` that appears twice.
+ */
+export async function readUrlEncodedForm(
+  request: Request,
+  singleFields: readonly string[],
+): Promise<FormData> {
+  const contentType = request.headers.get("content-type") ?? "";
+  const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());
+  if (mediaType !== "application/x-www-form-urlencoded") {
+    throw new BodyError(415, `unsupported content type "${mediaType ?? ""}"`);
+  }
+  const charset = params.find((param) => param.startsWith("charset="))?.slice(8).replace(/"/g, "");
+  if (charset && charset !== "utf-8") throw new BodyError(415, `unsupported charset "${charset}"`);
+
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > MAX_BODY_BYTES) throw new BodyError(413, "declared body too large");
+
+  const text = strictUtf8Decode(await readAtMost(request, MAX_BODY_BYTES));
+  const form = new FormData();
+  for (const pair of text.split("&")) {
+    if (pair === "") continue;
+    const separator = pair.indexOf("=");
+    const name = decodeComponent(separator === -1 ? pair : pair.slice(0, separator));
+    const value = separator === -1 ? "" : decodeComponent(pair.slice(separator + 1));
+    if (singleFields.includes(name) && form.has(name)) {
+      throw new BodyError(400, `field "${name}" repeated`);
+    }
+    form.append(name, value);
+  }
+  return form;
+}
+
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw new BodyError(413, "body too large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function strictUtf8Decode(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new BodyError(400, "body is not UTF-8");
+  }
+}
+
+function decodeComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    throw new BodyError(400, "malformed percent-encoding");
+  }
+}

@@ -1,0 +1,239 @@
+import type { HoneypotInputProps } from "remix-utils/honeypot/server";
+import { content } from "~/content";
+import { FIELD, type Challenge, type Notice, type SignupResult } from "~/signup-result";
+import { verifyCaptcha } from "./captcha.server";
+import { ChallengeBook } from "./challenge.server";
+import { clientAddress } from "./client-address.server";
+import type { Env } from "./env.server";
+import { BotTrap } from "./honeypot.server";
+import { logEvent, maskEmail } from "./log.server";
+import { RateLimiter } from "./rate-limit.server";
+import { fileRelay, webhookRelay, type RelayOutcome } from "./relay.server";
+import { ReplayGuard } from "./replay-guard.server";
+import { BodyError, readUrlEncodedForm } from "./request-body.server";
+
+export type SignupSettings = Pick<
+  Env,
+  | "SITE_NAME"
+  | "SIGNUP_SOURCE"
+  | "SIGNUP_SECRET"
+  | "WEBHOOK_URL"
+  | "WEBHOOK_TIMEOUT_MS"
+  | "SIGNUPS_FILE"
+  | "HCAPTCHA_SITE_KEY"
+  | "HCAPTCHA_SECRET"
+  | "HCAPTCHA_VERIFY_URL"
+  | "HCAPTCHA_VERIFY_TIMEOUT_MS"
+  | "NOJS_CHALLENGE"
+  | "SIGNUP_MIN_SUBMIT_MS"
+  | "RATE_LIMIT_PER_MINUTE"
+  | "RELAY_LIMIT_PER_SECOND"
+  | "TRUST_PROXY"
+>;
+
+/** Per-render values the form needs: the honeypot's fields and the fallback question. */
+export type FormTokens = { honeypot: HoneypotInputProps; challenge: Challenge | null };
+
+export type SignupResponse = { status: number; result: SignupResult };
+
+/** The spec's pattern: non-space characters, one "@", a dot-separated domain; no invisible characters. */
+const EMAIL_PATTERN = /^[^\s@\p{C}]+@[^\s@.\p{C}]+(?:\.[^\s@.\p{C}]+)+$/u;
+export const MAX_EMAIL_LENGTH = 254;
+/** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
+const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
+/** How long one set of form tokens is handed out: the page cache shares a render this long. */
+export const FORM_TOKENS_TTL_MS = 1000;
+/** The automation gets the browser's identification, not an unbounded header. */
+const MAX_USER_AGENT_LENGTH = 1024;
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(email);
+}
+
+/** What happened to one submission once it passed the cheap checks: verified and relayed, or why not. */
+type Attempt = { ok: true } | { ok: false; status: number; notice: Notice; log: string };
+
+/**
+ * The sign-up pipeline: read the body → rate limit → bot trap → validate the
+ * e-mail → require a proof (captcha token or fallback answer) → verify it →
+ * relay, at most once per submission. Each call answers a status and the
+ * result the form shows, and logs one line.
+ */
+export function createSignup(settings: SignupSettings) {
+  const relay = settings.WEBHOOK_URL
+    ? webhookRelay(settings.WEBHOOK_URL, settings.WEBHOOK_TIMEOUT_MS)
+    : fileRelay(settings.SIGNUPS_FILE);
+  const botTrap = new BotTrap(settings.SIGNUP_SECRET, settings.SIGNUP_MIN_SUBMIT_MS);
+  const challenges = settings.NOJS_CHALLENGE === "on" ? new ChallengeBook(settings.SIGNUP_SECRET) : null;
+  const perClient = new RateLimiter(settings.RATE_LIMIT_PER_MINUTE, 60_000);
+  const relayCeiling = new RateLimiter(settings.RELAY_LIMIT_PER_SECOND, 1000);
+  const replays = new ReplayGuard<Attempt>();
+  const success = content.messages.success(settings.SITE_NAME);
+  let tokens: { value: FormTokens; until: number } | null = null;
+
+  function formTokens(now = Date.now()): FormTokens {
+    if (!tokens || now >= tokens.until) {
+      tokens = {
+        value: { honeypot: botTrap.inputProps(now), challenge: challenges?.create(now) ?? null },
+        until: now + FORM_TOKENS_TTL_MS,
+      };
+    }
+    return tokens.value;
+  }
+
+  async function verifyAndRelay(submission: {
+    email: string;
+    captchaToken: string;
+    challengeToken: string;
+    challengeAnswer: string;
+    remoteIp: string | null;
+    userAgent: string;
+    ts: string;
+  }): Promise<Attempt> {
+    const { messages } = content;
+    if (submission.captchaToken) {
+      if (settings.HCAPTCHA_SECRET) {
+        const verdict = await verifyCaptcha(
+          {
+            secret: settings.HCAPTCHA_SECRET,
+            siteKey: settings.HCAPTCHA_SITE_KEY,
+            verifyUrl: settings.HCAPTCHA_VERIFY_URL,
+            timeoutMs: settings.HCAPTCHA_VERIFY_TIMEOUT_MS,
+          },
+          submission.captchaToken,
+          submission.remoteIp,
+        );
+        if (verdict === "invalid") return { ok: false, status: 400, notice: messages.captchaMissing, log: "captcha-rejected" };
+        if (verdict === "unreachable") {
+          return { ok: false, status: 502, notice: failure(messages.failureFallback), log: "captcha-unreachable" };
+        }
+      }
+    } else if (challenges) {
+      const verdict = challenges.verify(submission.challengeToken, submission.challengeAnswer);
+      if (verdict === "wrong") {
+        return { ok: false, status: 400, notice: messages.challengeWrong, log: "challenge-wrong" };
+      }
+      if (verdict === "expired") {
+        return { ok: false, status: 400, notice: messages.challengeExpired, log: "challenge-expired" };
+      }
+    }
+    const outcome = await relay({
+      email: submission.email,
+      hcaptchaToken: submission.captchaToken,
+      source: settings.SIGNUP_SOURCE,
+      ts: submission.ts,
+      userAgent: submission.userAgent,
+    });
+    return outcome.ok ? { ok: true } : relayFailure(outcome);
+  }
+
+  async function handle(request: Request): Promise<SignupResponse> {
+    const startedAt = performance.now();
+    const ts = new Date().toISOString();
+    const { messages } = content;
+    let typedEmail = "";
+
+    const respond = (
+      status: number,
+      notice: Notice,
+      log: { outcome: string; detail?: string },
+      options: { ok?: boolean; resetCaptcha?: boolean } = {},
+    ): SignupResponse => {
+      const ok = options.ok ?? false;
+      logEvent("signup", {
+        outcome: log.outcome,
+        detail: log.detail,
+        status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        email: maskEmail(typedEmail.trim()),
+      });
+      const result: SignupResult = {
+        ok,
+        notice,
+        email: ok ? "" : typedEmail,
+        resetCaptcha: options.resetCaptcha ?? false,
+      };
+      // After any failure the fallback question is replaced: the old one may be spent.
+      if (!ok && challenges) result.challenge = challenges.create();
+      return { status, result };
+    };
+
+    let form: FormData;
+    try {
+      form = await readUrlEncodedForm(request, Object.values(FIELD));
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      return respond(error.status, messages.unreadable, { outcome: "unreadable", detail: error.message });
+    }
+    const field = (name: string) => {
+      const value = form.get(name);
+      return typeof value === "string" ? value : "";
+    };
+    // Echo what was typed (bounded: the field is capped at 254 characters anyway).
+    typedEmail = field(FIELD.email).slice(0, 512);
+    const email = typedEmail.trim();
+
+    const remoteIp = clientAddress(request.headers, settings.TRUST_PROXY);
+    if (remoteIp && !perClient.take(remoteIp)) {
+      return respond(429, messages.tooMany, { outcome: "rate-limited", detail: "client" });
+    }
+
+    const suspicion = botTrap.suspicion(form);
+    if (suspicion) {
+      // Looks like success to the bot, so it learns nothing; nothing is relayed.
+      return respond(200, success, { outcome: "bot", detail: suspicion }, { ok: true });
+    }
+
+    if (!isValidEmail(email)) return respond(400, messages.invalidEmail, { outcome: "invalid-email" });
+
+    const captchaToken = field(FIELD.captchaToken).trim();
+    const challengeToken = challenges ? field(FIELD.challengeToken).trim() : "";
+    const proof = captchaToken ? `captcha:${captchaToken}` : challengeToken ? `challenge:${challengeToken}` : "";
+    if (!proof || captchaToken.length > MAX_CAPTCHA_TOKEN_LENGTH) {
+      return respond(400, messages.captchaMissing, { outcome: "captcha-missing" });
+    }
+
+    const replayKey = ReplayGuard.keyOf(email, proof);
+    if (replays.wasRelayed(replayKey)) {
+      return respond(200, success, { outcome: "replay" }, { ok: true, resetCaptcha: true });
+    }
+    if (!relayCeiling.take("all")) {
+      return respond(429, messages.tooMany, { outcome: "rate-limited", detail: "relay ceiling" });
+    }
+
+    const { outcome, duplicate } = await replays.once(replayKey, () =>
+      verifyAndRelay({
+        email,
+        captchaToken,
+        challengeToken,
+        challengeAnswer: field(FIELD.challengeAnswer),
+        remoteIp,
+        userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
+        ts,
+      }),
+    );
+    if (outcome.ok) {
+      return respond(200, success, { outcome: duplicate ? "replay" : "relayed" }, { ok: true, resetCaptcha: true });
+    }
+    return respond(outcome.status, outcome.notice, { outcome: outcome.log }, { resetCaptcha: Boolean(captchaToken) });
+  }
+
+  return { handle, formTokens };
+}
+
+function failure(description: string): Notice {
+  return { title: content.messages.failureTitle, description };
+}
+
+function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): Attempt {
+  const { messages } = content;
+  if (outcome.kind === "status") {
+    return {
+      ok: false,
+      status: 502,
+      notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)),
+      log: `webhook-status-${outcome.status}`,
+    };
+  }
+  return { ok: false, status: 502, notice: failure(messages.failureFallback), log: `webhook-unreachable-${outcome.reason}` };
+}

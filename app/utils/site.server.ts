@@ -1,0 +1,7 @@
+import { env } from "./env.server";
+import { createSignup } from "./signup.server";
+
+/** The process-wide instances, built once from the validated settings. */
+export const site = { name: env.SITE_NAME, contactEmail: env.CONTACT_EMAIL, captchaSiteKey: env.HCAPTCHA_SITE_KEY };
+
+export const signup = createSignup(env);
