@@ -1,8 +1,11 @@
 import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
 
-/** The link works as a plain anchor; with JavaScript it also puts the cursor in the e-mail field. */
+/**
+ * The link works as a plain anchor; with JavaScript it also puts the cursor in
+ * the e-mail field, once the anchor's own navigation (which drops focus) is done.
+ */
 function focusEmailField() {
-  document.getElementById(EMAIL_INPUT_ID)?.focus({ preventScroll: true });
+  setTimeout(() => document.getElementById(EMAIL_INPUT_ID)?.focus({ preventScroll: true }));
 }
 
 export function Hero() {

@@ -187,7 +187,9 @@ export function createSignup(settings: SignupSettings) {
     if (!isValidEmail(email)) return respond(400, messages.invalidEmail, { outcome: "invalid-email" });
 
     const captchaToken = field(FIELD.captchaToken).trim();
-    const challengeToken = challenges ? field(FIELD.challengeToken).trim() : "";
+    const challengeAnswer = field(FIELD.challengeAnswer);
+    // An unanswered question is no proof at all, like an unsolved captcha.
+    const challengeToken = challenges && challengeAnswer.trim() ? field(FIELD.challengeToken).trim() : "";
     const proof = captchaToken ? `captcha:${captchaToken}` : challengeToken ? `challenge:${challengeToken}` : "";
     if (!proof || captchaToken.length > MAX_CAPTCHA_TOKEN_LENGTH) {
       return respond(400, messages.captchaMissing, { outcome: "captcha-missing" });
@@ -206,7 +208,7 @@ export function createSignup(settings: SignupSettings) {
         email,
         captchaToken,
         challengeToken,
-        challengeAnswer: field(FIELD.challengeAnswer),
+        challengeAnswer,
         remoteIp,
         userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
         ts,

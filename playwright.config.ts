@@ -1,0 +1,59 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "@playwright/test";
+import { APP_ORIGIN, APP_PORT, STAND_IN_ORIGIN } from "./tests/support/ports";
+import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/support/stand-in";
+
+/** Debian's Chromium where it is installed (CI, these machines); Playwright's own browser elsewhere. */
+const DEBIAN_CHROMIUM = "/usr/bin/chromium";
+export const chromiumLaunchOptions = existsSync(DEBIAN_CHROMIUM)
+  ? {
+      executablePath: DEBIAN_CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    }
+  : {};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  // One app server and one stand-in are shared: tests run one at a time.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 30_000,
+  reporter: [["list"]],
+  globalSetup: "./tests/support/global-setup.ts",
+  use: {
+    baseURL: APP_ORIGIN,
+    browserName: "chromium",
+    launchOptions: chromiumLaunchOptions,
+    locale: "pt-BR",
+    trace: "retain-on-failure",
+  },
+  webServer: {
+    command: "node ./node_modules/@remix-run/serve/dist/cli.js ./build/index.js",
+    url: `${APP_ORIGIN}/healthz`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+    env: {
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(APP_PORT),
+      WEBHOOK_URL: STAND_IN_ORIGIN + WEBHOOK_PATH,
+      WEBHOOK_TIMEOUT_MS: "1500",
+      HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
+      HCAPTCHA_VERIFY_URL: STAND_IN_ORIGIN + SITEVERIFY_PATH,
+      HCAPTCHA_VERIFY_TIMEOUT_MS: "1500",
+      SIGNUP_SECRET: "e2e-signing-secret-0123456789abcdef",
+      // People in a browser test type faster than people: the minimum time has unit tests of its own.
+      SIGNUP_MIN_SUBMIT_MS: "0",
+    },
+  },
+});

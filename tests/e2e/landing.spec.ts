@@ -1,0 +1,140 @@
+import { blockHcaptcha } from "../support/fake-hcaptcha";
+import { expect, test, waitForHydration } from "./fixtures";
+
+const SECTIONS_IN_ORDER = [
+  "Lançamento em breve",
+  "Em desenvolvimento",
+  "Open Insurance",
+  "Toda a sua previdência privada em um só app",
+  "Seja o primeiro a saber!",
+  "13M",
+  "R$ 1T+",
+  "100%",
+  "Painel consolidado",
+  "Crédito com garantia da previdência",
+  "Portabilidade digital",
+  "Educação financeira simples",
+  "Gestão de consentimentos",
+  "Integração Open Insurance",
+  "Como vai funcionar",
+  "Conecte seus planos",
+  "Veja tudo em um só lugar",
+  "Tome decisões inteligentes",
+  "Mantenha o controle",
+  "Receba o convite de lançamento",
+  "Acesso antecipado",
+  "Data de lançamento em primeira mão",
+  "Dicas exclusivas de previdência",
+  "Política de Privacidade",
+  "Termos de Uso",
+  "LGPD — Lei nº 13.709/2018",
+  "Open Insurance — Resolução CNSP nº 415/2021",
+  "Previdência complementar — Lei Complementar nº 109/2001",
+  "contato@prevly.com.br",
+  "© 2024 Prevly. Todos os direitos reservados.",
+];
+
+/** Every text appears, each after the previous one in the document. */
+async function expectTextsInOrder(page: import("@playwright/test").Page) {
+  const positions = await page.evaluate((texts) => {
+    // innerText is what is rendered; compare without the case that CSS may transform.
+    const body = document.body.innerText.toLocaleLowerCase("pt-BR");
+    return texts.map((text) => body.indexOf(text.toLocaleLowerCase("pt-BR")));
+  }, SECTIONS_IN_ORDER);
+  SECTIONS_IN_ORDER.forEach((text, index) => expect(positions[index], `"${text}" missing`).toBeGreaterThanOrEqual(0));
+  expect(positions).toEqual([...positions].sort((a, b) => a - b));
+}
+
+test.beforeEach(async ({ page }) => {
+  await blockHcaptcha(page);
+});
+
+test("the landing page shows every section in order, in pt-BR", async ({ page }) => {
+  const response = await page.goto("/");
+  expect(response?.status()).toBe(200);
+  await expect(page.locator("html")).toHaveAttribute("lang", "pt-BR");
+  await expectTextsInOrder(page);
+
+  await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
+  await expect(page.locator("header")).toHaveCount(1);
+  await expect(page.locator("main")).toHaveCount(1);
+  await expect(page.locator("footer")).toHaveCount(1);
+  await expect(page.locator("main section h3")).toHaveCount(6 + 4);
+  const email = page.getByLabel("Seu e-mail");
+  await expect(email).toHaveAttribute("type", "email");
+  await expect(email).toHaveAttribute("placeholder", "Digite seu melhor e-mail");
+  await expect(page.getByRole("link", { name: "contato@prevly.com.br" })).toHaveAttribute(
+    "href",
+    "mailto:contato@prevly.com.br",
+  );
+});
+
+test("the head carries title, description, social cards, theme colour and favicon", async ({ page, request }) => {
+  await page.goto("/");
+  await expect(page).toHaveTitle("Prevly — sua previdência privada em um só app");
+  const meta = (selector: string) => page.locator(selector).getAttribute("content");
+  expect(await meta('meta[name="description"]')).toContain("previdência privada");
+  expect(await meta('meta[property="og:title"]')).toBe("Prevly — sua previdência privada em um só app");
+  expect(await meta('meta[property="og:locale"]')).toBe("pt_BR");
+  expect(await meta('meta[name="twitter:card"]')).toBe("summary");
+  expect(await meta('meta[name="theme-color"]')).toMatch(/^#[0-9a-f]{6}$/i);
+  const favicon = await page.locator('link[rel="icon"]').getAttribute("href");
+  expect((await request.get(favicon!)).headers()["content-type"]).toContain("image/svg+xml");
+  const robots = await request.get("/robots.txt");
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toContain("User-agent: *");
+});
+
+test("the call to action brings the e-mail field into view and focuses it on a phone", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  await waitForHydration(page);
+  await page.getByRole("link", { name: "Seja o primeiro a saber!" }).click();
+  const email = page.getByLabel("Seu e-mail");
+  await expect(email).toBeInViewport();
+  await expect(email).toBeFocused();
+  expect(new URL(page.url()).hash).toBe("#cadastro");
+});
+
+test("nothing scrolls sideways at 320 px", async ({ page }) => {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto("/");
+  // Bring the form (and whatever it loads) into the layout before measuring.
+  await page.getByLabel("Seu e-mail").scrollIntoViewIfNeeded();
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+});
+
+test("an unknown nested path answers 404 with a way home, and is logged in the browser", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  const response = await page.goto("/planos/antigos/nao-existe?ref=email");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Oops! Page not found" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
+  await expect.poll(() => errors.find((text) => text.includes("/planos/antigos/nao-existe"))).toBeTruthy();
+  await page.getByRole("link", { name: "Return to Home" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Toda a sua previdência privada em um só app");
+});
+
+test("/healthz answers ok without rendering the page", async ({ request }) => {
+  const response = await request.get("/healthz");
+  expect(response.status()).toBe(200);
+  expect(await response.text()).toBe("ok");
+});
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the whole page is readable and the form is usable", async ({ page }) => {
+    await page.goto("/");
+    await expectTextsInOrder(page);
+    await expect(page.getByRole("button", { name: "Cadastrar" })).toBeEnabled();
+    await expect(page.getByText(/^Quanto é \S+ (mais|menos) \S+\?$/)).toBeVisible();
+  });
+});

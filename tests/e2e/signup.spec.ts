@@ -1,0 +1,186 @@
+import { solveQuestion } from "../support/challenge";
+import { blockHcaptcha, fakeHcaptcha } from "../support/fake-hcaptcha";
+import { expect, signupForm, test, uniqueEmail } from "./fixtures";
+
+const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
+const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
+
+test.describe("with JavaScript and hCaptcha", () => {
+  test.beforeEach(async ({ page }) => {
+    await fakeHcaptcha(page);
+    await page.goto("/");
+    await signupForm(page).email.scrollIntoViewIfNeeded();
+  });
+
+  test("a visitor signs up: the webhook gets the exact body once and the form starts over", async ({
+    page,
+    standIn,
+  }) => {
+    const form = signupForm(page);
+    const email = uniqueEmail("ana");
+    await expect(form.submit).toBeDisabled();
+    await form.email.fill(email);
+    await form.captcha.click();
+    await expect(form.submit).toBeEnabled();
+    const before = Date.now();
+    await form.submit.click();
+
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    await expect(page.getByText(SUCCESS)).toBeVisible();
+    const { webhook } = await standIn.received();
+    expect(webhook).toHaveLength(1);
+    const received = webhook[0]!;
+    expect(received.headers["content-type"]).toBe("application/json");
+    const body = received.body as Record<string, string>;
+    expect(Object.keys(body).sort()).toEqual(["email", "hcaptchaToken", "source", "ts", "userAgent"]);
+    expect(body.email).toBe(email);
+    expect(body.hcaptchaToken).toMatch(/^fake-token-/);
+    expect(body.source).toBe("prevly-landing");
+    expect(body.userAgent).toBe(await page.evaluate(() => navigator.userAgent));
+    expect(Date.parse(body.ts)).toBeGreaterThanOrEqual(before - 1000);
+    expect(body.ts).toBe(new Date(body.ts).toISOString());
+
+    await expect(form.email).toHaveValue("");
+    await expect(form.submit).toBeDisabled();
+    await expect(form.captcha).toHaveAttribute("aria-pressed", "false");
+    await expect(form.captcha).toHaveAttribute("data-resets", "1");
+    // Only one notice: the in-place one is for visitors without JavaScript.
+    await expect(page.getByText(SUCCESS)).toHaveCount(1);
+  });
+
+  for (const invalid of ["", "sem-arroba.com.br", "ana@", "ana@exemplo", "ana silva@exemplo.com", "@exemplo.com"]) {
+    test(`"${invalid}" is refused with 'E-mail inválido' and kept in the field`, async ({ page, standIn }) => {
+      const form = signupForm(page);
+      await form.email.fill(invalid);
+      await form.captcha.click();
+      await form.submit.click();
+      await expect(page.getByText("E-mail inválido")).toBeVisible();
+      await expect(page.getByText("Por favor, informe um e-mail válido.")).toBeVisible();
+      await expect(form.email).toHaveValue(invalid);
+      // The token was not spent: the visitor only fixes the address.
+      await expect(form.submit).toBeEnabled();
+      expect((await standIn.received()).webhook).toHaveLength(0);
+    });
+  }
+
+  test("without a solved captcha the form cannot be sent, not even with Enter", async ({ page, standIn }) => {
+    const form = signupForm(page);
+    await expect(form.captcha).toBeVisible();
+    await form.email.fill(uniqueEmail("sem-captcha"));
+    await expect(form.submit).toBeDisabled();
+    await form.email.press("Enter");
+    await page.waitForTimeout(300);
+    expect((await standIn.received()).webhook).toHaveLength(0);
+    await expect(page.getByText("Cadastro realizado!")).toHaveCount(0);
+  });
+
+  test("an expired captcha clears the token and resets the widget", async ({ page }) => {
+    const form = signupForm(page);
+    await form.email.fill(uniqueEmail("expira"));
+    await form.captcha.click();
+    await expect(form.submit).toBeEnabled();
+    await page.evaluate(() => (window as unknown as { hcaptcha: { expireAll(): void } }).hcaptcha.expireAll());
+    await expect(form.submit).toBeDisabled();
+    await expect(form.captcha).toHaveAttribute("aria-pressed", "false");
+    await expect(form.captcha).toHaveAttribute("data-resets", "1");
+  });
+
+  test("a webhook answering 500 shows its status and text; the e-mail stays", async ({ page, standIn }) => {
+    await standIn.setWebhook({ status: 500, text: "workflow exploded" });
+    const form = signupForm(page);
+    const email = uniqueEmail("falha");
+    await form.email.fill(email);
+    await form.captcha.click();
+    await form.submit.click();
+    await expect(page.getByText("Falha ao enviar")).toBeVisible();
+    await expect(page.getByText("Webhook retornou 500 Internal Server Error: workflow exploded")).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+    // The token went out with the relay: a new one is needed.
+    await expect(form.submit).toBeDisabled();
+    await expect(form.captcha).toHaveAttribute("data-resets", "1");
+    expect((await standIn.received()).webhook).toHaveLength(1);
+  });
+
+  test("a webhook that drops the connection gives the fallback message", async ({ page, standIn }) => {
+    await standIn.setWebhook({ status: 200, reset: true });
+    const form = signupForm(page);
+    const email = uniqueEmail("queda");
+    await form.email.fill(email);
+    await form.captcha.click();
+    await form.submit.click();
+    await expect(page.getByText("Falha ao enviar")).toBeVisible();
+    await expect(page.getByText(FALLBACK)).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+  });
+
+  test("a captcha rejected by siteverify asks for a new one and relays nothing", async ({ page, standIn }) => {
+    await standIn.setSiteverify({ success: false });
+    const form = signupForm(page);
+    const email = uniqueEmail("robo");
+    await form.email.fill(email);
+    await form.captcha.click();
+    await form.submit.click();
+    await expect(page.getByText("Valide o captcha")).toBeVisible();
+    await expect(page.getByText("Confirme que você não é um robô resolvendo o captcha.")).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+    await expect(form.captcha).toHaveAttribute("data-resets", "1");
+    const received = await standIn.received();
+    expect(received.webhook).toHaveLength(0);
+    expect(received.siteverify).toHaveLength(1);
+    expect(received.siteverify[0]!.form).toMatchObject({
+      secret: "0x0000000000000000000000000000000000000000",
+      sitekey: "10000000-ffff-ffff-ffff-000000000001",
+    });
+  });
+
+  test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({
+    page,
+    standIn,
+  }) => {
+    await standIn.setWebhook({ status: 200, delayMs: 800 });
+    const form = signupForm(page);
+    await form.email.fill(uniqueEmail("lento"));
+    await form.captcha.click();
+    await form.submit.click();
+    const busy = page.getByRole("button", { name: "Enviando…" });
+    await expect(busy).toBeDisabled();
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    expect((await standIn.received()).webhook).toHaveLength(1);
+  });
+});
+
+test.describe("hCaptcha", () => {
+  test("is not requested on load, only when the visitor scrolls near the form", async ({ page }) => {
+    const captchaRequests: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("hcaptcha.com")) captchaRequests.push(request.url());
+    });
+    await fakeHcaptcha(page);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    await page.waitForLoadState("networkidle");
+    expect(captchaRequests).toEqual([]);
+    await signupForm(page).email.scrollIntoViewIfNeeded();
+    await expect(signupForm(page).captcha).toBeVisible();
+    expect(captchaRequests).toHaveLength(1);
+    expect(captchaRequests[0]).toContain("sentry=false");
+  });
+
+  test("when its script cannot load, the fallback question signs the visitor up", async ({ page, standIn }) => {
+    await blockHcaptcha(page);
+    await page.goto("/");
+    const form = signupForm(page);
+    await form.email.scrollIntoViewIfNeeded();
+    const question = page.getByText(/^Quanto é \S+ (mais|menos) \S+\?$/);
+    // The loader tries three times, a second apart, before giving up.
+    await expect(question).toBeVisible({ timeout: 10_000 });
+    const email = uniqueEmail("sem-hcaptcha");
+    await form.email.fill(email);
+    await page.getByLabel(/^Quanto é/).fill(String(solveQuestion((await question.textContent())!)));
+    await form.submit.click();
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    const { webhook } = await standIn.received();
+    expect(webhook).toHaveLength(1);
+    expect(webhook[0]!.body).toMatchObject({ email, hcaptchaToken: "" });
+  });
+});

@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** How the stand-in webhook answers the next requests. */
+export type WebhookBehaviour = {
+  status: number;
+  text?: string;
+  /** Wait this long before answering (longer than the app's timeout = a stall). */
+  delayMs?: number;
+  /** Drop the connection without answering (connection reset). */
+  reset?: boolean;
+  /** Answer with this many bytes of body. */
+  bodyBytes?: number;
+};
+
+/** How the stand-in siteverify answers. */
+export type SiteverifyBehaviour = { success: boolean; status?: number; delayMs?: number };
+
+export type ReceivedWebhook = { headers: IncomingMessage["headers"]; raw: string; body: unknown };
+export type ReceivedSiteverify = { form: Record<string, string> };
+
+export const WEBHOOK_PATH = "/hooks/c0ffee-secret-path";
+export const SITEVERIFY_PATH = "/siteverify";
+
+const DEFAULT_WEBHOOK: WebhookBehaviour = { status: 200, text: "ok" };
+const DEFAULT_SITEVERIFY: SiteverifyBehaviour = { success: true };
+
+/**
+ * A real HTTP server on 127.0.0.1 standing in for the automation webhook and
+ * hCaptcha's siteverify. Tests steer it in-process, or over its /control API
+ * when they run in another process (Playwright workers).
+ */
+export class StandIn {
+  webhook: WebhookBehaviour = { ...DEFAULT_WEBHOOK };
+  siteverify: SiteverifyBehaviour = { ...DEFAULT_SITEVERIFY };
+  readonly received: { webhook: ReceivedWebhook[]; siteverify: ReceivedSiteverify[] } = { webhook: [], siteverify: [] };
+  private server: Server | null = null;
+
+  async start(port = 0): Promise<string> {
+    this.server = createServer((request, response) => {
+      void this.route(request, response);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, "127.0.0.1", resolve));
+    return this.origin;
+  }
+
+  get origin(): string {
+    const { port } = this.server!.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  get webhookUrl(): string {
+    return this.origin + WEBHOOK_PATH;
+  }
+
+  get siteverifyUrl(): string {
+    return this.origin + SITEVERIFY_PATH;
+  }
+
+  reset(): void {
+    this.webhook = { ...DEFAULT_WEBHOOK };
+    this.siteverify = { ...DEFAULT_SITEVERIFY };
+    this.received.webhook.length = 0;
+    this.received.siteverify.length = 0;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = null;
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const raw = await readBody(request);
+    const path = (request.url ?? "").split("?")[0];
+    if (request.method === "POST" && path === WEBHOOK_PATH) return this.answerWebhook(request, raw, response);
+    if (request.method === "POST" && path === SITEVERIFY_PATH) return this.answerSiteverify(raw, response);
+    if (path === "/control/webhook" && request.method === "PUT") {
+      this.webhook = JSON.parse(raw) as WebhookBehaviour;
+    } else if (path === "/control/siteverify" && request.method === "PUT") {
+      this.siteverify = JSON.parse(raw) as SiteverifyBehaviour;
+    } else if (path === "/control/reset" && request.method === "POST") {
+      this.reset();
+    } else if (path === "/control/received" && request.method === "GET") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(this.received));
+      return;
+    } else {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(204).end();
+  }
+
+  private async answerWebhook(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
+    const behaviour = this.webhook;
+    let body: unknown = null;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = null;
+    }
+    this.received.webhook.push({ headers: request.headers, raw, body });
+    if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+    if (response.destroyed) return;
+    if (behaviour.reset) {
+      request.socket.destroy();
+      return;
+    }
+    if (behaviour.bodyBytes) {
+      response.writeHead(behaviour.status, { "content-type": "text/plain" });
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      let left = behaviour.bodyBytes;
+      while (left > 0 && !response.destroyed) {
+        const piece = chunk.subarray(0, Math.min(left, chunk.length));
+        left -= piece.length;
+        if (!response.write(piece)) await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
+      }
+      response.end();
+      return;
+    }
+    response.writeHead(behaviour.status, { "content-type": "text/plain; charset=utf-8" });
+    response.end(behaviour.text ?? "");
+  }
+
+  private async answerSiteverify(raw: string, response: ServerResponse): Promise<void> {
+    const behaviour = this.siteverify;
+    this.received.siteverify.push({ form: Object.fromEntries(new URLSearchParams(raw)) });
+    if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+    if (response.destroyed) return;
+    response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ success: behaviour.success, ...(behaviour.success ? {} : { "error-codes": ["invalid-input-response"] }) }));
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+/** Waits, but gives up early if the client hangs up (a timed-out app). */
+function sleep(ms: number, response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    response.once("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Steers a StandIn running in another process through its /control API. */
+export class StandInClient {
+  constructor(private readonly origin: string) {}
+
+  async reset(): Promise<void> {
+    await this.send("POST", "/control/reset");
+  }
+
+  async setWebhook(behaviour: WebhookBehaviour): Promise<void> {
+    await this.send("PUT", "/control/webhook", behaviour);
+  }
+
+  async setSiteverify(behaviour: SiteverifyBehaviour): Promise<void> {
+    await this.send("PUT", "/control/siteverify", behaviour);
+  }
+
+  async received(): Promise<StandIn["received"]> {
+    const response = await fetch(this.origin + "/control/received");
+    return (await response.json()) as StandIn["received"];
+  }
+
+  private async send(method: string, path: string, body?: unknown): Promise<void> {
+    const response = await fetch(this.origin + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!response.ok) throw new Error(`stand-in control ${path}: ${response.status}`);
+  }
+}
