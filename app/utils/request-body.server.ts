@@ -54,7 +54,8 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array> 
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel();
+      // Stop reading, but do not cancel: cancelling destroys the socket before the 413 is written.
+      reader.releaseLock();
       throw new BodyError(413, "body too large");
     }
     chunks.push(value);

@@ -158,6 +158,9 @@ export function createSignup(settings: SignupSettings) {
       return { status, result };
     };
 
+    if (request.method !== "POST") {
+      return respond(405, messages.unreadable, { outcome: "unreadable", detail: `method ${request.method}` });
+    }
     let form: FormData;
     try {
       form = await readUrlEncodedForm(request, Object.values(FIELD));

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SERVE_CLI = `${ROOT}node_modules/@remix-run/serve/dist/cli.js`;
+const BUILD = `${ROOT}build/index.js`;
+
+export type RunningApp = {
+  origin: string;
+  process: ChildProcess;
+  /** Everything the server printed, stdout and stderr. */
+  output: () => string;
+  stop: () => Promise<number | null>;
+};
+
+/** A free loopback port (released just before the app takes it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the built site with remix-serve, as `npm start` does, and waits for /healthz. */
+export async function startApp(env: Record<string, string>): Promise<RunningApp> {
+  if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVE_CLI, BUILD], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const origin = `http://127.0.0.1:${port}`;
+
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`app did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  return {
+    origin,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
