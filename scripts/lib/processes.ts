@@ -1,0 +1,28 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The stand-in webhook in a child process, so the load generator does not share its event loop. */
+export async function startStandInProcess(): Promise<{ origin: string; stop: () => void }> {
+  const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}tests/support/stand-in-cli.ts`, "0"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const origin = await firstLine(child);
+  return { origin, stop: () => child.kill("SIGTERM") };
+}
+
+export function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", (line) => resolve(line.trim()));
+    child.once("exit", (code) => reject(new Error(`process exited with ${code} before printing`)));
+  });
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

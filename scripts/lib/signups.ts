@@ -1,0 +1,61 @@
+import { percentile } from "./processes";
+
+export type SignupRun = {
+  total: number;
+  concurrency: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  statuses: Record<number, number>;
+};
+
+type FormTokens = { honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string } };
+
+/**
+ * Posts `total` distinct, valid sign-ups to the app's form action, `concurrency`
+ * at a time, as browsers with a solved captcha would.
+ */
+export async function postSignups(origin: string, total: number, concurrency: number, tag: string): Promise<SignupRun> {
+  const tokens = (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as FormTokens;
+  const honeypot = {
+    [tokens.honeypot.nameFieldName]: "",
+    [tokens.honeypot.validFromFieldName]: tokens.honeypot.encryptedValidFrom,
+  };
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let next = 0;
+
+  async function worker() {
+    for (let index = next++; index < total; index = next++) {
+      const body = new URLSearchParams({
+        ...honeypot,
+        email: `carga-${tag}-${index}@exemplo.com.br`,
+        hcaptchaToken: `P1_load-${tag}-${index}`,
+      });
+      const started = performance.now();
+      const response = await fetch(`${origin}/?index&_data=routes%2F_index`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "load-test" },
+        body,
+      });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - started);
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    }
+  }
+
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    total,
+    concurrency,
+    seconds,
+    perSecond: total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    statuses,
+  };
+}
