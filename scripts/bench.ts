@@ -1,0 +1,223 @@
+/**
+ * `npm run bench`: the server's figures, side by side on this machine, loopback only.
+ *   GET /     (a) our server (remix-serve), (b) bare node:http answering the same bytes
+ *             from memory, (c) nginx serving the same bytes from disk (when installed)
+ *   sign-up   added latency over the webhook's own round trip (one at a time), and
+ *             throughput at 50 concurrent
+ *   cold start  process start to the first 200 on /
+ * Uses wrk when installed, autocannon otherwise. BENCH_SECONDS sets each GET run (default 10).
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { freePort, startApp } from "../tests/support/app-server";
+import { WEBHOOK_PATH } from "../tests/support/stand-in";
+import { percentile, ROOT, startStandInProcess } from "./lib/processes";
+import { postSignups } from "./lib/signups";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 20;
+const ACCEPT = "gzip, deflate, br";
+const children: ChildProcess[] = [];
+
+function which(command: string): string | null {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+type LoadResult = { tool: string; perSecond: number; p50: number; p99: number; non2xx: number };
+
+/** wrk prints "50%  1.23ms"; returns milliseconds. */
+function wrkLatency(output: string, label: string): number {
+  const match = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(output);
+  if (!match) return NaN;
+  const value = Number(match[1]);
+  return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
+}
+
+async function load(url: string): Promise<LoadResult> {
+  const wrk = which("wrk");
+  if (wrk) {
+    const args = ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", "-H", `Accept-Encoding: ${ACCEPT}`, url];
+    execFileSync(wrk, ["-t1", `-c${CONNECTIONS}`, "-d2s", "-H", `Accept-Encoding: ${ACCEPT}`, url]); // warm-up
+    const output = execFileSync(wrk, args, { encoding: "utf8" });
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+    return {
+      tool: "wrk",
+      perSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]),
+      p50: wrkLatency(output, "50%"),
+      p99: wrkLatency(output, "99%"),
+      non2xx,
+    };
+  }
+  const options = { url, connections: CONNECTIONS, headers: { "accept-encoding": ACCEPT } };
+  await autocannon({ ...options, duration: 2 });
+  const result = await autocannon({ ...options, duration: SECONDS });
+  return {
+    tool: "autocannon",
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+}
+
+function spawnChild(command: string, args: string[], options: Parameters<typeof spawn>[2] = {}): ChildProcess {
+  const child = spawn(command, args, { stdio: "ignore", ...options });
+  children.push(child);
+  return child;
+}
+
+async function waitFor(url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function bareServer(gzipFile: string): Promise<string> {
+  const port = await freePort();
+  const code = `
+    const body = require("node:fs").readFileSync(${JSON.stringify(gzipFile)});
+    const headers = { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip", "content-length": body.length, vary: "Accept-Encoding" };
+    require("node:http").createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).listen(${port}, "127.0.0.1");`;
+  spawnChild(process.execPath, ["-e", code]);
+  const url = `http://127.0.0.1:${port}/`;
+  await waitFor(url);
+  return url;
+}
+
+async function nginxServer(dir: string): Promise<string | null> {
+  const nginx = which("nginx") ?? (existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
+  if (!nginx) return null;
+  const port = await freePort();
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/tmp; proxy_temp_path ${dir}/tmp; fastcgi_temp_path ${dir}/tmp; uwsgi_temp_path ${dir}/tmp; scgi_temp_path ${dir}/tmp;
+  server { listen 127.0.0.1:${port}; root ${dir}/www; gzip_static on; location / { default_type text/html; } }
+}`,
+  );
+  mkdirSync(join(dir, "tmp"), { recursive: true });
+  spawnChild(nginx, ["-p", dir, "-c", join(dir, "nginx.conf")]);
+  const url = `http://127.0.0.1:${port}/`;
+  await waitFor(url);
+  return url;
+}
+
+async function coldStart(): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawnChild(process.execPath, [`${ROOT}node_modules/@remix-run/serve/dist/cli.js`, `${ROOT}build/index.js`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port) },
+  });
+  await waitFor(`http://127.0.0.1:${port}/`, 20_000);
+  const elapsed = performance.now() - started;
+  child.kill("SIGTERM");
+  return elapsed;
+}
+
+async function sequentialP50(count: number, send: (index: number) => Promise<Response>): Promise<number> {
+  const latencies: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = performance.now();
+    const response = await send(index);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`answer ${response.status}`);
+    latencies.push(performance.now() - started);
+  }
+  return percentile(latencies.sort((a, b) => a - b), 50);
+}
+
+async function main() {
+  if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+  const dir = mkdtempSync(join(tmpdir(), "bench-"));
+  chmodSync(dir, 0o755); // nginx's workers run unprivileged and must read the page
+  const standIn = await startStandInProcess();
+  const app = await startApp({
+    WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
+    SIGNUP_SECRET: "bench-secret-0123456789abcdef0123456",
+    SIGNUP_MIN_SUBMIT_MS: "0",
+    RELAY_LIMIT_PER_SECOND: "1000000",
+  });
+  try {
+    // The same bytes for every server: the page as our server sends it, gzip-encoded.
+    mkdirSync(join(dir, "www"));
+    const html = Buffer.from(await (await fetch(`${app.origin}/`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
+    const { gzipSync } = await import("node:zlib");
+    writeFileSync(join(dir, "www", "index.html"), html);
+    writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
+    const bareUrl = await bareServer(join(dir, "www", "index.html.gz"));
+    const nginxUrl = await nginxServer(dir);
+
+    const rows: Array<[string, LoadResult | null]> = [
+      ["(a) our server, remix-serve", await load(`${app.origin}/`)],
+      ["(b) bare node:http, same bytes", await load(bareUrl)],
+      ["(c) nginx, same bytes from disk", nginxUrl ? await load(nginxUrl) : null],
+      ["    our server, /healthz (pipeline floor)", await load(`${app.origin}/healthz`)],
+    ];
+
+    const webhookUrl = standIn.origin + WEBHOOK_PATH;
+    const direct = await sequentialP50(300, (index) =>
+      fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `d${index}@exemplo.com` }) }),
+    );
+    const tokens = (await (await fetch(`${app.origin}/?_data=routes%2F_index`)).json()) as {
+      honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
+    };
+    const tag = Date.now().toString(36);
+    const throughApp = await sequentialP50(300, (index) =>
+      fetch(`${app.origin}/?index&_data=routes%2F_index`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          [tokens.honeypot.nameFieldName]: "",
+          [tokens.honeypot.validFromFieldName]: tokens.honeypot.encryptedValidFrom,
+          email: `seq-${tag}-${index}@exemplo.com.br`,
+          hcaptchaToken: `P1_bench-${tag}-${index}`,
+        }),
+      }),
+    );
+    const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
+    const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
+
+    const [a, b, c] = rows.map(([, result]) => result);
+    const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+    console.log(`\nGET / with Accept-Encoding: ${ACCEPT}, ${CONNECTIONS} connections, ${SECONDS} s each, tool: ${a!.tool}`);
+    console.log("| server | req/s | p50 ms | p99 ms | non-2xx |");
+    console.log("|---|---:|---:|---:|---:|");
+    for (const [name, result] of rows) {
+      if (!result) console.log(`| ${name} | not installed | | | |`);
+      else console.log(`| ${name} | ${fmt(result.perSecond)} | ${fmt(result.p50, 2)} | ${fmt(result.p99, 2)} | ${result.non2xx} |`);
+    }
+    console.log(`\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}`);
+    console.log("\n| sign-up | figure |");
+    console.log("|---|---:|");
+    console.log(`| webhook round trip alone, p50 (one at a time) | ${fmt(direct, 2)} ms |`);
+    console.log(`| sign-up through our server, p50 (one at a time) | ${fmt(throughApp, 2)} ms |`);
+    console.log(`| added latency, p50 | ${fmt(throughApp - direct, 2)} ms |`);
+    console.log(`| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`);
+    console.log(`| cold start to first 200 on / (median of 3) | ${fmt(starts[1]!)} ms |`);
+  } finally {
+    await app.stop();
+    standIn.stop();
+    for (const child of children) child.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
