@@ -1,16 +1,21 @@
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server";
+import { InlineCssProvider } from "./components/InlineStylesheet";
+import stylesheetUrl from "./tailwind.css";
 import { isHttps } from "./utils/client-address.server";
 import { env } from "./utils/env.server";
 import { installGracefulStop } from "./utils/graceful-stop.server";
 import { PageCache } from "./utils/page-cache.server";
+import { readPublicFile } from "./utils/public-file.server";
 import { setSecurityHeaders } from "./utils/security-headers.server";
 
 installGracefulStop();
 
 const pages = new PageCache();
 const development = env.NODE_ENV === "development";
+/** Read once in production; the dev server rebuilds it, so read it per render there. */
+const productionCss = development ? null : readPublicFile(stylesheetUrl);
 
 /** A leaf route opts in to shared renders with `handle = { shareRender: true }`. */
 function isShareable(request: Request, status: number, context: EntryContext): boolean {
@@ -35,7 +40,12 @@ export default function handleRequest(
     shareable: isShareable(request, responseStatusCode, remixContext),
     https: isHttps(request, env.TRUST_PROXY),
     development,
-    render: () => renderToString(<RemixServer context={remixContext} url={request.url} />),
+    render: () =>
+      renderToString(
+        <InlineCssProvider value={productionCss ?? readPublicFile(stylesheetUrl)}>
+          <RemixServer context={remixContext} url={request.url} />
+        </InlineCssProvider>,
+      ),
   });
 }
 

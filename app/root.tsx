@@ -1,14 +1,11 @@
 import { json, type LinksFunction } from "@remix-run/node";
 import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { InlineStylesheet } from "~/components/InlineStylesheet";
 import { content } from "~/content";
-import stylesheet from "~/tailwind.css";
 import { site } from "~/utils/site.server";
 
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: stylesheet },
-  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
-];
+export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
 export function loader() {
   return json({ siteName: site.name, contactEmail: site.contactEmail });
@@ -25,6 +22,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content={content.meta.themeColor} />
         <Meta />
+        <InlineStylesheet />
         <Links />
       </head>
       <body className="bg-white font-sans text-ink-900 antialiased">

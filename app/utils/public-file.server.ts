@@ -1,0 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** A built asset, by the URL the compiler gave it ("/build/_assets/…"), as text. */
+export function readPublicFile(url: string): string {
+  if (!url.startsWith("/build/") || url.includes("..")) throw new Error(`not a built asset: ${url}`);
+  return readFileSync(join(process.cwd(), "public", url), "utf8");
+}
