@@ -37,8 +37,8 @@ test.describe("with JavaScript and hCaptcha", () => {
     expect(body.hcaptchaToken).toMatch(/^fake-token-/);
     expect(body.source).toBe("prevly-landing");
     expect(body.userAgent).toBe(await page.evaluate(() => navigator.userAgent));
-    expect(Date.parse(body.ts)).toBeGreaterThanOrEqual(before - 1000);
-    expect(body.ts).toBe(new Date(body.ts).toISOString());
+    expect(Date.parse(body.ts!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(body.ts).toBe(new Date(body.ts!).toISOString());
 
     await expect(form.email).toHaveValue("");
     await expect(form.submit).toBeDisabled();
