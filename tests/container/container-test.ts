@@ -1,0 +1,184 @@
+/**
+ * `npm run test:container`: builds the production image with the plain `docker` CLI and
+ * probes it as ops would. Works against a real Docker engine or podman's Docker API
+ * (.ci/run prepares one). It fails, never skips, when no engine answers.
+ * Containers use the host network, so the webhook stand-in this test starts on
+ * 127.0.0.1 is reachable from inside them.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { freePort } from "../support/app-server";
+import { StandIn } from "../support/stand-in";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const IMAGE = `prevly-landing:test-${Date.now().toString(36)}`;
+const created: string[] = [];
+const results: Array<{ name: string; ok: boolean; detail?: string }> = [];
+
+async function docker(...args: string[]): Promise<string> {
+  const { stdout } = await run("docker", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  return stdout.trim();
+}
+
+async function check(name: string, body: () => Promise<string | void>): Promise<void> {
+  try {
+    const detail = await body();
+    results.push({ name, ok: true, detail: detail || undefined });
+    console.log(`  ✓ ${name}${detail ? ` (${detail})` : ""}`);
+  } catch (error) {
+    results.push({ name, ok: false, detail: String(error) });
+    console.log(`  ✗ ${name}\n      ${String(error).split("\n").join("\n      ")}`);
+  }
+}
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+async function waitForHealthy(origin: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${origin}/healthz never answered`);
+}
+
+/** Posts the form as a browser would, with the honeypot fields the page hands out. */
+async function postSignup(origin: string, email: string, hcaptchaToken: string, userAgent = "container-test"): Promise<Response> {
+  const { honeypot } = (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as {
+    honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
+  };
+  return fetch(`${origin}/?index`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": userAgent },
+    body: new URLSearchParams({
+      [honeypot.nameFieldName]: "",
+      [honeypot.validFromFieldName]: honeypot.encryptedValidFrom,
+      email,
+      hcaptchaToken,
+    }),
+  });
+}
+
+async function startContainer(env: Record<string, string>): Promise<{ id: string; origin: string }> {
+  const port = await freePort();
+  const flags = Object.entries({ PORT: String(port), ...env }).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
+  const id = await docker("run", "-d", "--network", "host", ...flags, IMAGE);
+  created.push(id);
+  return { id, origin: `http://127.0.0.1:${port}` };
+}
+
+async function main(): Promise<void> {
+  const standIn = new StandIn();
+  await standIn.start();
+  try {
+    await check("a container engine answers", async () => `server ${await docker("version", "--format", "{{.Server.Version}}")}`);
+
+    let buildSeconds = 0;
+    await check("the image builds from a clean context", async () => {
+      const started = performance.now();
+      await docker("build", "--network", "host", "--no-cache", "-t", IMAGE, ".");
+      buildSeconds = (performance.now() - started) / 1000;
+      return `${buildSeconds.toFixed(0)} s`;
+    });
+    await check("the image is under 250 MB", async () => {
+      const bytes = Number(await docker("image", "inspect", "-f", "{{.Size}}", IMAGE));
+      assert(bytes < 250 * 1000 * 1000, `${bytes} bytes`);
+      return `${(bytes / 1e6).toFixed(0)} MB`;
+    });
+
+    const app = await startContainer({
+      WEBHOOK_URL: standIn.webhookUrl,
+      SIGNUP_SECRET: "container-test-secret-0123456789abcdef",
+      SIGNUP_MIN_SUBMIT_MS: "0",
+    });
+    await check("the server comes up", () => waitForHealthy(app.origin));
+
+    await check("the image's own HEALTHCHECK succeeds inside the container", async () => {
+      const test = JSON.parse(await docker("inspect", "-f", "{{json .Config.Healthcheck.Test}}", app.id)) as string[];
+      assert(test[0] === "CMD", `unexpected healthcheck ${JSON.stringify(test)}`);
+      await docker("exec", app.id, ...test.slice(1));
+    });
+
+    await check("/ answers 200 with the page, an unknown path 404", async () => {
+      const page = await fetch(`${app.origin}/`);
+      assert(page.status === 200, `/ answered ${page.status}`);
+      assert((await page.text()).includes("Toda a sua previdência privada em um só app"), "page text missing");
+      const missing = await fetch(`${app.origin}/planos/nao-existe`);
+      assert(missing.status === 404, `unknown path answered ${missing.status}`);
+      assert((await missing.text()).includes("Oops! Page not found"), "404 text missing");
+    });
+
+    await check("a sign-up through the form's endpoint reaches the webhook with the exact body", async () => {
+      const response = await postSignup(app.origin, "ana@exemplo.com.br", "P1_container-token", "container-test/1.0");
+      assert(response.status === 200, `sign-up answered ${response.status}`);
+      assert(standIn.received.webhook.length === 1, `webhook received ${standIn.received.webhook.length} requests`);
+      const [received] = standIn.received.webhook;
+      assert(received!.headers["content-type"] === "application/json", "not JSON");
+      const body = JSON.parse(received!.raw) as Record<string, string>;
+      assert(
+        JSON.stringify(Object.keys(body)) === JSON.stringify(["email", "hcaptchaToken", "source", "ts", "userAgent"]),
+        `fields ${Object.keys(body).join(",")}`,
+      );
+      assert(body.email === "ana@exemplo.com.br" && body.hcaptchaToken === "P1_container-token", received!.raw);
+      assert(body.source === "prevly-landing" && body.userAgent === "container-test/1.0", received!.raw);
+      assert(new Date(body.ts!).toISOString() === body.ts, `ts ${body.ts}`);
+    });
+
+    await check("the server runs as a non-root user", async () => {
+      const uid = await docker("exec", app.id, "id", "-u");
+      assert(uid !== "0", "runs as root");
+      return `uid ${uid}`;
+    });
+
+    await check("docker stop -t 10 lets a sign-up in flight finish, then exits 0 well under 10 s", async () => {
+      standIn.webhook = { status: 200, delayMs: 1_500 };
+      const inFlight = postSignup(app.origin, "lenta@exemplo.com.br", "P1_in-flight");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await docker("stop", "-t", "10", app.id);
+      const seconds = (performance.now() - started) / 1000;
+      assert((await inFlight).status === 200, "the sign-up in flight was cut off");
+      const exitCode = await docker("inspect", "-f", "{{.State.ExitCode}}", app.id);
+      assert(exitCode === "0", `exit code ${exitCode}`);
+      assert(seconds < 5, `took ${seconds.toFixed(1)} s`);
+      return `${seconds.toFixed(2)} s`;
+    });
+
+    await check("without a webhook, sign-ups land in /app/data, writable by the runtime user", async () => {
+      const sink = await startContainer({ SIGNUP_MIN_SUBMIT_MS: "0" });
+      await waitForHealthy(sink.origin);
+      const response = await postSignup(sink.origin, "bia@exemplo.com.br", "P1_sink");
+      assert(response.status === 200, `sign-up answered ${response.status}`);
+      const line = await docker("exec", sink.id, "cat", "/app/data/signups.jsonl");
+      assert(line.includes('"email":"bia@exemplo.com.br"'), `file holds: ${line}`);
+      await docker("stop", "-t", "10", sink.id);
+    });
+
+    await check("an invalid WEBHOOK_URL stops the container at once with one clear log line", async () => {
+      const bad = await startContainer({ WEBHOOK_URL: "ftp://automacao.exemplo.com/hook" });
+      const exitCode = Number(await docker("wait", bad.id));
+      assert(exitCode !== 0, "exited 0");
+      const { stdout, stderr } = await run("docker", ["logs", bad.id]);
+      const logs = `${stdout}${stderr}`;
+      assert(logs.includes("Invalid configuration: WEBHOOK_URL must be an http(s) URL"), `logs: ${logs}`);
+      return `exit code ${exitCode}`;
+    });
+  } finally {
+    await standIn.stop();
+    for (const id of created) await docker("rm", "-f", id).catch(() => {});
+    await docker("rmi", "-f", IMAGE).catch(() => {});
+  }
+}
+
+await main();
+const failed = results.filter((result) => !result.ok).length;
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 && results.length > 0 ? 0 : 1);
