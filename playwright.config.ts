@@ -1,24 +1,9 @@
-import { existsSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { chromiumFlags, chromiumPath } from "./tests/support/chromium";
 import { APP_ORIGIN, APP_PORT, STAND_IN_ORIGIN } from "./tests/support/ports";
 import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/support/stand-in";
 
-/** Debian's Chromium where it is installed (CI, these machines); Playwright's own browser elsewhere. */
-const DEBIAN_CHROMIUM = "/usr/bin/chromium";
-export const chromiumLaunchOptions = existsSync(DEBIAN_CHROMIUM)
-  ? {
-      executablePath: DEBIAN_CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    }
-  : {};
+export const chromiumLaunchOptions = { executablePath: chromiumPath, args: chromiumFlags };
 
 export default defineConfig({
   testDir: "tests/e2e",

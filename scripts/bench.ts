@@ -12,9 +12,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { freePort, startApp } from "../tests/support/app-server";
+import { freePort } from "../tests/support/app-server";
+import { honeypotFields, postSignup } from "../tests/support/signup-form";
 import { WEBHOOK_PATH } from "../tests/support/stand-in";
-import { percentile, ROOT, startStandInProcess } from "./lib/processes";
+import { percentile, ROOT, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -148,13 +149,8 @@ async function main() {
   if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
   chmodSync(dir, 0o755); // nginx's workers run unprivileged and must read the page
-  const standIn = await startStandInProcess();
-  const app = await startApp({
-    WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
-    SIGNUP_SECRET: "bench-secret-0123456789abcdef0123456",
-    SIGNUP_MIN_SUBMIT_MS: "0",
-    RELAY_LIMIT_PER_SECOND: "1000000",
-  });
+  const rig = await startSignupRig();
+  const { app } = rig;
   try {
     // The same bytes for every server: the page as our server sends it, gzip-encoded.
     mkdirSync(join(dir, "www"));
@@ -172,25 +168,18 @@ async function main() {
       ["    our server, /healthz (pipeline floor)", await load(`${app.origin}/healthz`)],
     ];
 
-    const webhookUrl = standIn.origin + WEBHOOK_PATH;
+    const webhookUrl = rig.standInOrigin + WEBHOOK_PATH;
     const direct = await sequentialP50(300, (index) =>
       fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `d${index}@exemplo.com` }) }),
     );
-    const tokens = (await (await fetch(`${app.origin}/?_data=routes%2F_index`)).json()) as {
-      honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
-    };
+    const honeypot = await honeypotFields(app.origin);
     const tag = Date.now().toString(36);
     const throughApp = await sequentialP50(300, (index) =>
-      fetch(`${app.origin}/?index&_data=routes%2F_index`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          [tokens.honeypot.nameFieldName]: "",
-          [tokens.honeypot.validFromFieldName]: tokens.honeypot.encryptedValidFrom,
-          email: `seq-${tag}-${index}@exemplo.com.br`,
-          hcaptchaToken: `P1_bench-${tag}-${index}`,
-        }),
-      }),
+      postSignup(
+        app.origin,
+        { ...honeypot, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
+        { data: true },
+      ),
     );
     const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
     const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
@@ -213,8 +202,7 @@ async function main() {
     console.log(`| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`);
     console.log(`| cold start to first 200 on / (median of 3) | ${fmt(starts[1]!)} ms |`);
   } finally {
-    await app.stop();
-    standIn.stop();
+    await rig.stop();
     for (const child of children) child.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,28 +3,19 @@
  * built server to a local webhook. Passes when the webhook received exactly
  * 2,000 distinct bodies and every sign-up was answered 200.
  */
-import { startApp } from "../tests/support/app-server";
 import { StandInClient } from "../tests/support/stand-in";
-import { WEBHOOK_PATH } from "../tests/support/stand-in";
-import { startStandInProcess } from "./lib/processes";
+import { startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const TOTAL = 2_000;
 const CONCURRENCY = 50;
 
-const standIn = await startStandInProcess();
-const app = await startApp({
-  WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
-  SIGNUP_SECRET: "load-test-secret-0123456789abcdef0123",
-  SIGNUP_MIN_SUBMIT_MS: "0",
-  // The test measures the pipeline, not the ceiling that protects a real webhook.
-  RELAY_LIMIT_PER_SECOND: "1000000",
-});
+const rig = await startSignupRig();
 
 let failures: string[] = [];
 try {
-  const run = await postSignups(app.origin, TOTAL, CONCURRENCY, Date.now().toString(36));
-  const { webhook } = await new StandInClient(standIn.origin).received();
+  const run = await postSignups(rig.app.origin, TOTAL, CONCURRENCY, Date.now().toString(36));
+  const { webhook } = await new StandInClient(rig.standInOrigin).received();
   const distinct = new Set(webhook.map((request) => request.raw));
   console.log(`sign-ups sent        ${run.total} at ${run.concurrency} concurrent`);
   console.log(`answers              ${JSON.stringify(run.statuses)}`);
@@ -38,8 +29,7 @@ try {
 } catch (error) {
   failures = [String(error)];
 } finally {
-  await app.stop();
-  standIn.stop();
+  await rig.stop();
 }
 
 for (const failure of failures) console.error(`load test: ${failure}`);

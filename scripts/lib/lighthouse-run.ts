@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type RunnerResult } from "lighthouse";
-
-const DEBIAN_CHROMIUM = "/usr/bin/chromium";
+import { chromiumFlags, chromiumPath } from "../../tests/support/chromium";
 
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 
@@ -14,17 +12,8 @@ export const CATEGORIES = ["performance", "accessibility", "best-practices", "se
  */
 export async function runLighthouse(url: string): Promise<RunnerResult> {
   const chrome = await chromeLauncher.launch({
-    chromePath: existsSync(DEBIAN_CHROMIUM) ? DEBIAN_CHROMIUM : undefined,
-    chromeFlags: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    chromePath: chromiumPath,
+    chromeFlags: ["--headless=new", ...chromiumFlags],
   });
   try {
     const result = await lighthouse(url, {

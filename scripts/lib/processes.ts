@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { startApp, type RunningApp } from "../../tests/support/app-server";
+import { WEBHOOK_PATH } from "../../tests/support/stand-in";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -25,4 +27,26 @@ export function firstLine(child: ChildProcess): Promise<string> {
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * The built server relaying to a stand-in webhook in its own process, with the bot
+ * trap's minimum time and the relay ceiling out of the way: what the load figures measure.
+ */
+export async function startSignupRig(): Promise<{ app: RunningApp; standInOrigin: string; stop: () => Promise<void> }> {
+  const standIn = await startStandInProcess();
+  const app = await startApp({
+    WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
+    SIGNUP_SECRET: "load-rig-secret-0123456789abcdef0123456",
+    SIGNUP_MIN_SUBMIT_MS: "0",
+    RELAY_LIMIT_PER_SECOND: "1000000",
+  });
+  return {
+    app,
+    standInOrigin: standIn.origin,
+    stop: async () => {
+      await app.stop();
+      standIn.stop();
+    },
+  };
 }

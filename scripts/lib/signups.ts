@@ -1,3 +1,4 @@
+import { honeypotFields, postSignup } from "../../tests/support/signup-form";
 import { percentile } from "./processes";
 
 export type SignupRun = {
@@ -10,35 +11,24 @@ export type SignupRun = {
   statuses: Record<number, number>;
 };
 
-type FormTokens = { honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string } };
-
 /**
  * Posts `total` distinct, valid sign-ups to the app's form action, `concurrency`
  * at a time, as browsers with a solved captcha would.
  */
 export async function postSignups(origin: string, total: number, concurrency: number, tag: string): Promise<SignupRun> {
-  const tokens = (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as FormTokens;
-  const honeypot = {
-    [tokens.honeypot.nameFieldName]: "",
-    [tokens.honeypot.validFromFieldName]: tokens.honeypot.encryptedValidFrom,
-  };
+  const honeypot = await honeypotFields(origin);
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let next = 0;
 
   async function worker() {
     for (let index = next++; index < total; index = next++) {
-      const body = new URLSearchParams({
-        ...honeypot,
-        email: `carga-${tag}-${index}@exemplo.com.br`,
-        hcaptchaToken: `P1_load-${tag}-${index}`,
-      });
       const started = performance.now();
-      const response = await fetch(`${origin}/?index&_data=routes%2F_index`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "load-test" },
-        body,
-      });
+      const response = await postSignup(
+        origin,
+        { ...honeypot, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
+        { userAgent: "load-test", data: true },
+      );
       await response.arrayBuffer();
       latencies.push(performance.now() - started);
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;

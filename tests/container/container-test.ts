@@ -9,6 +9,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { freePort } from "../support/app-server";
+import { honeypotFields, postSignup } from "../support/signup-form";
 import { StandIn } from "../support/stand-in";
 
 const run = promisify(execFile);
@@ -51,20 +52,8 @@ async function waitForHealthy(origin: string, timeoutMs = 20_000): Promise<void>
 }
 
 /** Posts the form as a browser would, with the honeypot fields the page hands out. */
-async function postSignup(origin: string, email: string, hcaptchaToken: string, userAgent = "container-test"): Promise<Response> {
-  const { honeypot } = (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as {
-    honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
-  };
-  return fetch(`${origin}/?index`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": userAgent },
-    body: new URLSearchParams({
-      [honeypot.nameFieldName]: "",
-      [honeypot.validFromFieldName]: honeypot.encryptedValidFrom,
-      email,
-      hcaptchaToken,
-    }),
-  });
+async function signUp(origin: string, email: string, hcaptchaToken: string, userAgent = "container-test"): Promise<Response> {
+  return postSignup(origin, { ...(await honeypotFields(origin)), email, hcaptchaToken }, { userAgent });
 }
 
 async function startContainer(env: Record<string, string>): Promise<{ id: string; origin: string }> {
@@ -117,7 +106,7 @@ async function main(): Promise<void> {
     });
 
     await check("a sign-up through the form's endpoint reaches the webhook with the exact body", async () => {
-      const response = await postSignup(app.origin, "ana@exemplo.com.br", "P1_container-token", "container-test/1.0");
+      const response = await signUp(app.origin, "ana@exemplo.com.br", "P1_container-token", "container-test/1.0");
       assert(response.status === 200, `sign-up answered ${response.status}`);
       assert(standIn.received.webhook.length === 1, `webhook received ${standIn.received.webhook.length} requests`);
       const [received] = standIn.received.webhook;
@@ -140,7 +129,7 @@ async function main(): Promise<void> {
 
     await check("docker stop -t 10 lets a sign-up in flight finish, then exits 0 well under 10 s", async () => {
       standIn.webhook = { status: 200, delayMs: 1_500 };
-      const inFlight = postSignup(app.origin, "lenta@exemplo.com.br", "P1_in-flight");
+      const inFlight = signUp(app.origin, "lenta@exemplo.com.br", "P1_in-flight");
       await new Promise((resolve) => setTimeout(resolve, 300));
       const started = performance.now();
       await docker("stop", "-t", "10", app.id);
@@ -155,7 +144,7 @@ async function main(): Promise<void> {
     await check("without a webhook, sign-ups land in /app/data, writable by the runtime user", async () => {
       const sink = await startContainer({ SIGNUP_MIN_SUBMIT_MS: "0" });
       await waitForHealthy(sink.origin);
-      const response = await postSignup(sink.origin, "bia@exemplo.com.br", "P1_sink");
+      const response = await signUp(sink.origin, "bia@exemplo.com.br", "P1_sink");
       assert(response.status === 200, `sign-up answered ${response.status}`);
       const line = await docker("exec", sink.id, "cat", "/app/data/signups.jsonl");
       assert(line.includes('"email":"bia@exemplo.com.br"'), `file holds: ${line}`);

@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
+import { honeypotFields } from "../support/signup-form";
 import { StandIn } from "../support/stand-in";
 
 /**
@@ -24,13 +25,7 @@ beforeAll(async () => {
     SIGNUP_SECRET: "hostile-suite-secret-0123456789abcdef",
     SIGNUP_MIN_SUBMIT_MS: "0",
   });
-  const data = (await (await fetch(`${app.origin}/?_data=routes%2F_index`)).json()) as {
-    honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
-  };
-  honeypot = {
-    [data.honeypot.nameFieldName]: "",
-    [data.honeypot.validFromFieldName]: data.honeypot.encryptedValidFrom,
-  };
+  honeypot = await honeypotFields(app.origin);
 });
 
 afterAll(async () => {
