@@ -51,7 +51,6 @@ export default function handleRequest(
 
 export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
   setSecurityHeaders(response.headers, { https: isHttps(request, env.TRUST_PROXY) });
-  if (request.method !== "GET") response.headers.set("Cache-Control", "no-store");
   return response;
 };
 

@@ -14,7 +14,7 @@ export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
  * visitors of the same second (see page-cache.server.ts), so "single use" is
  * per visitor: a handful of answers, never an unlimited supply for a bot.
  */
-export const CHALLENGE_MAX_ANSWERS = 3;
+const CHALLENGE_MAX_ANSWERS = 3;
 
 const MAX_TRACKED_QUESTIONS = 100_000;
 

@@ -45,7 +45,7 @@ export type Env = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SECRET"
   signupSecretIsEphemeral: boolean;
 };
 
-export class ConfigError extends Error {}
+class ConfigError extends Error {}
 
 /** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
 export function slugify(text: string): string {

@@ -1,3 +1,5 @@
+import { logEvent } from "./log.server";
+
 /**
  * remix-serve closes its listener on SIGTERM but never exits on its own while
  * keep-alive sockets linger. We let the sign-ups in flight finish (bounded),
@@ -23,7 +25,7 @@ export function installGracefulStop(limitMs = 9_000): void {
   registry[INSTALLED] = true;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
-      console.log(JSON.stringify({ time: new Date().toISOString(), event: "shutdown", signal, signupsInFlight }));
+      logEvent("shutdown", { signal, signupsInFlight });
       const deadline = Date.now() + limitMs;
       const check = setInterval(() => {
         if (signupsInFlight > 0 && Date.now() < deadline) return;

@@ -20,7 +20,7 @@ export type RelayOutcome =
 export type Relay = (submission: Submission) => Promise<RelayOutcome>;
 
 /** The most of a webhook's error text a visitor is shown. */
-export const WEBHOOK_TEXT_LIMIT = 300;
+const WEBHOOK_TEXT_LIMIT = 300;
 
 /** POSTs the submission as JSON; the URL never leaves this closure. */
 export function webhookRelay(url: string, timeoutMs: number): Relay {

@@ -38,15 +38,15 @@ export type SignupResponse = { status: number; result: SignupResult };
 
 /** The spec's pattern: non-space characters, one "@", a dot-separated domain; no invisible characters. */
 const EMAIL_PATTERN = /^[^\s@\p{C}]+@[^\s@.\p{C}]+(?:\.[^\s@.\p{C}]+)+$/u;
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 /** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
 const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
 /** How long one set of form tokens is handed out: the page cache shares a render this long. */
-export const FORM_TOKENS_TTL_MS = 1000;
+const FORM_TOKENS_TTL_MS = 1000;
 /** The automation gets the browser's identification, not an unbounded header. */
 const MAX_USER_AGENT_LENGTH = 1024;
 
-export function isValidEmail(email: string): boolean {
+function isValidEmail(email: string): boolean {
   return email.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(email);
 }
 

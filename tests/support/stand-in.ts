@@ -34,6 +34,8 @@ export class StandIn {
   webhook: WebhookBehaviour = { ...DEFAULT_WEBHOOK };
   siteverify: SiteverifyBehaviour = { ...DEFAULT_SITEVERIFY };
   readonly received: { webhook: ReceivedWebhook[]; siteverify: ReceivedSiteverify[] } = { webhook: [], siteverify: [] };
+  /** Body bytes the webhook managed to write before the client hung up (with `bodyBytes`). */
+  bodyBytesSent = 0;
   private server: Server | null = null;
 
   async start(port = 0): Promise<string> {
@@ -62,6 +64,7 @@ export class StandIn {
     this.siteverify = { ...DEFAULT_SITEVERIFY };
     this.received.webhook.length = 0;
     this.received.siteverify.length = 0;
+    this.bodyBytesSent = 0;
   }
 
   async stop(): Promise<void> {
@@ -116,6 +119,7 @@ export class StandIn {
       while (left > 0 && !response.destroyed) {
         const piece = chunk.subarray(0, Math.min(left, chunk.length));
         left -= piece.length;
+        this.bodyBytesSent += piece.length;
         if (!response.write(piece)) await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
       }
       response.end();

@@ -199,7 +199,6 @@ describe("webhook faults", () => {
 
   it("a 10 MB error answer is not downloaded: its text is cut to 300 characters", async () => {
     standIn.webhook = { status: 500, bodyBytes: 10 * 1024 * 1024 };
-    const started = performance.now();
     const { result } = await submit(makeSignup({ WEBHOOK_TIMEOUT_MS: "5000" }), {
       email: "ana@exemplo.com.br",
       hcaptchaToken: token(),
@@ -209,7 +208,9 @@ describe("webhook faults", () => {
     expect(text).toHaveLength(300);
     expect(text).toMatch(/^x+…$/);
     expect(standIn.received.webhook).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(4_000);
+    // The app hung up early: the stand-in could not write the whole answer.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
   });
 
   it("a failed relay can be retried with the same proof (nothing was delivered)", async () => {
