@@ -8,9 +8,9 @@ export default {
     v3_fetcherPersist: true,
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
-    // Single Fetch and lazy route discovery change the data transport; with
-    // three routes they buy nothing yet, so they stay off deliberately.
+    v3_lazyRouteDiscovery: true,
+    // Single Fetch streams loader data through Suspense, which the shared,
+    // pre-compressed render of the landing page (entry.server.tsx) cannot hold.
     v3_singleFetch: false,
-    v3_lazyRouteDiscovery: false,
   },
 };
