@@ -17,11 +17,22 @@ export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@exemplo.com.br`;
 }
 
-export const signupForm = (page: Page) => ({
-  email: page.getByLabel("Seu e-mail"),
-  submit: page.getByRole("button", { name: "Cadastrar" }),
-  captcha: page.getByTestId("fake-hcaptcha"),
-});
+export const signupForm = (page: Page) => {
+  const email = page.getByLabel("Seu e-mail");
+  const submit = page.getByRole("button", { name: "Cadastrar" });
+  const captcha = page.getByTestId("fake-hcaptcha");
+  return {
+    email,
+    submit,
+    captcha,
+    /** Types the address, solves the (fake) captcha and presses 'Cadastrar'. */
+    send: async (address: string) => {
+      await email.fill(address);
+      await captcha.click();
+      await submit.click();
+    },
+  };
+};
 
 /** Resolves once React has hydrated the page (its fiber is attached to the DOM). */
 export async function waitForHydration(page: Page): Promise<void> {

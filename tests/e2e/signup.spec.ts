@@ -51,9 +51,7 @@ test.describe("with JavaScript and hCaptcha", () => {
   for (const invalid of ["", "sem-arroba.com.br", "ana@", "ana@exemplo", "ana silva@exemplo.com", "@exemplo.com"]) {
     test(`"${invalid}" is refused with 'E-mail inválido' and kept in the field`, async ({ page, standIn }) => {
       const form = signupForm(page);
-      await form.email.fill(invalid);
-      await form.captcha.click();
-      await form.submit.click();
+      await form.send(invalid);
       await expect(page.getByText("E-mail inválido")).toBeVisible();
       await expect(page.getByText("Por favor, informe um e-mail válido.")).toBeVisible();
       await expect(form.email).toHaveValue(invalid);
@@ -89,9 +87,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     await standIn.setWebhook({ status: 500, text: "workflow exploded" });
     const form = signupForm(page);
     const email = uniqueEmail("falha");
-    await form.email.fill(email);
-    await form.captcha.click();
-    await form.submit.click();
+    await form.send(email);
     await expect(page.getByText("Falha ao enviar")).toBeVisible();
     await expect(page.getByText("Webhook retornou 500 Internal Server Error: workflow exploded")).toBeVisible();
     await expect(form.email).toHaveValue(email);
@@ -105,9 +101,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     await standIn.setWebhook({ status: 200, reset: true });
     const form = signupForm(page);
     const email = uniqueEmail("queda");
-    await form.email.fill(email);
-    await form.captcha.click();
-    await form.submit.click();
+    await form.send(email);
     await expect(page.getByText("Falha ao enviar")).toBeVisible();
     await expect(page.getByText(FALLBACK)).toBeVisible();
     await expect(form.email).toHaveValue(email);
@@ -117,9 +111,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     await standIn.setSiteverify({ success: false });
     const form = signupForm(page);
     const email = uniqueEmail("robo");
-    await form.email.fill(email);
-    await form.captcha.click();
-    await form.submit.click();
+    await form.send(email);
     await expect(page.getByText("Valide o captcha")).toBeVisible();
     await expect(page.getByText("Confirme que você não é um robô resolvendo o captcha.")).toBeVisible();
     await expect(form.email).toHaveValue(email);
