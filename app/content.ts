@@ -91,6 +91,8 @@ export const content = {
     submit: "Cadastrar",
     submitting: "Enviando…",
     captchaLoading: "Carregando verificação anti-robô…",
+    captchaUnavailable:
+      "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
     challengeLegend: "Verificação anti-robô",
     challengeHint: "Responda com algarismos ou por extenso.",
     honeypotLabel: "Deixe este campo em branco",
@@ -101,6 +103,19 @@ export const content = {
     captchaMissing: {
       title: "Valide o captcha",
       description: "Confirme que você não é um robô resolvendo o captcha.",
+    },
+    challengeMissing: {
+      title: "Valide o captcha",
+      description: "Responda à pergunta de verificação acima para concluir o cadastro.",
+    },
+    formExpired: {
+      title: "Página desatualizada",
+      description:
+        "Esta página ficou aberta por muito tempo. Atualizamos o formulário: confira seu e-mail e envie de novo (ou recarregue a página).",
+    },
+    restarting: {
+      title: "Servidor reiniciando",
+      description: "Estamos atualizando o site neste momento. Aguarde alguns segundos e envie de novo.",
     },
     challengeWrong: {
       title: "Resposta incorreta",

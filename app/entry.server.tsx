@@ -6,10 +6,13 @@ import stylesheetUrl from "./tailwind.css";
 import { isHttps } from "./utils/client-address.server";
 import { env } from "./utils/env.server";
 import { installGracefulStop } from "./utils/graceful-stop.server";
+import { logEvent } from "./utils/log.server";
 import { PageCache } from "./utils/page-cache.server";
 import { readPublicFile } from "./utils/public-file.server";
 import { setSecurityHeaders } from "./utils/security-headers.server";
+import { installServerGuards } from "./utils/server-guards.server";
 
+installServerGuards();
 installGracefulStop();
 
 const pages = new PageCache();
@@ -57,5 +60,6 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { request
 export const handleError: HandleErrorFunction = (error, { request }) => {
   // A visitor who closed the tab is not an error of ours.
   if (request.signal.aborted) return;
-  console.error(error);
+  const { name, message, stack } = error instanceof Error ? error : { name: typeof error, message: String(error), stack: "" };
+  logEvent("server-error", { method: request.method, path: new URL(request.url).pathname, name, message, at: stack?.split("\n")[1]?.trim() });
 };

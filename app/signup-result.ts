@@ -1,5 +1,7 @@
 /** The contract between the sign-up action and the form; shared by server and browser. */
 
+import type { HoneypotInputProps } from "remix-utils/honeypot/server";
+
 export type Notice = { title: string; description: string };
 
 /** A fallback question for visitors whose browser cannot run hCaptcha. */
@@ -14,6 +16,8 @@ export type SignupResult = {
   resetCaptcha: boolean;
   /** A fresh fallback question when the previous one can no longer be used. */
   challenge?: Challenge;
+  /** Fresh bot-trap fields when the page's were too old: sending again needs nothing else. */
+  honeypot?: HoneypotInputProps;
 };
 
 /** Names of the form fields the action reads. */

@@ -1,11 +1,11 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { HoneypotInputs, HoneypotProvider } from "remix-utils/honeypot/react";
 import type { HoneypotInputProps } from "remix-utils/honeypot/server";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { content, EMAIL_INPUT_ID } from "~/content";
 import { FIELD, type Challenge, type SignupResult } from "~/signup-result";
 import { ChallengeField } from "./ChallengeField";
+import { HoneypotFields } from "./HoneypotFields";
 
 /** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
 const SignupEnhancements = lazy(() => import("./SignupEnhancements"));
@@ -32,6 +32,7 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
 
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
   const currentChallenge = result?.challenge ?? challenge;
+  const currentHoneypot = result?.honeypot ?? honeypot;
   const showChallenge = captchaUnavailable && currentChallenge !== null;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showChallenge));
@@ -62,9 +63,7 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
       className="space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
       aria-busy={submitting}
     >
-      <HoneypotProvider {...honeypot}>
-        <HoneypotInputs label={signup.honeypotLabel} />
-      </HoneypotProvider>
+      <HoneypotFields fields={currentHoneypot} label={signup.honeypotLabel} />
       <div>
         <label htmlFor={EMAIL_INPUT_ID} className="block font-semibold">
           {signup.emailLabel}
@@ -98,6 +97,11 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
         </Suspense>
       ) : hydrated ? (
         <CaptchaPlaceholder />
+      ) : null}
+      {captchaUnavailable && currentChallenge === null ? (
+        <p role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-red-900">
+          {signup.captchaUnavailable}
+        </p>
       ) : null}
       {showChallenge ? <ChallengeField key={currentChallenge.token} challenge={currentChallenge} /> : null}
       {currentChallenge ? (

@@ -8,7 +8,6 @@ import { SignupSection } from "~/components/SignupSection";
 import { SiteFooter } from "~/components/SiteFooter";
 import { content } from "~/content";
 import type { loader as rootLoader } from "~/root";
-import { trackSignup } from "~/utils/graceful-stop.server";
 import { signup, site } from "~/utils/site.server";
 
 /** The landing page may be rendered once and shared for a moment (see page-cache.server.ts). */
@@ -19,7 +18,7 @@ export function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const { status, result } = await trackSignup(() => signup.handle(request));
+  const { status, result } = await signup.handle(request);
   return json(result, { status, headers: { "Cache-Control": "no-store" } });
 }
 

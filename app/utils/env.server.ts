@@ -1,4 +1,8 @@
+import { dirname, join } from "node:path";
 import { z } from "zod";
+import { fromAppRoot } from "./app-root.server";
+import { DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "./graceful-stop.server";
+import { keptSecret } from "./kept-secret.server";
 
 /** hCaptcha's public test key: the widget always passes, siteverify accepts it with the test secret. */
 const HCAPTCHA_TEST_SITE_KEY = "10000000-ffff-ffff-ffff-000000000001";
@@ -19,7 +23,7 @@ const schema = z.object({
   SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
   CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
   WEBHOOK_URL: httpUrl("the automation webhook").optional(),
-  WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(5_000),
   SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
   SIGNUP_SOURCE: z
     .string()
@@ -29,23 +33,32 @@ const schema = z.object({
   HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
   HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
   HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
-  HCAPTCHA_VERIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(5_000),
+  HCAPTCHA_VERIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(3_000),
   SIGNUP_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  SIGNUP_SECRET_FILE: z.string().trim().min(1).optional(),
   NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
   SIGNUP_MIN_SUBMIT_MS: wholeNumber(0, 2_000).default(1_500),
   RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
   RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
   TRUST_PROXY: wholeNumber(0, 10).default(0),
-});
+}).refine(
+  // A sign-up accepted before SIGTERM must be answered before the drain ends (see graceful-stop).
+  (values) => values.HCAPTCHA_VERIFY_TIMEOUT_MS + values.WEBHOOK_TIMEOUT_MS <= SIGNUP_TIME_BUDGET_MS,
+  {
+    path: ["HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS"],
+    error: `must be at most ${SIGNUP_TIME_BUDGET_MS} ms, so a sign-up in flight is answered within the ${DRAIN_LIMIT_MS / 1000} s a stop waits (docker stop kills after 10 s)`,
+  },
+);
 
-export type Env = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SECRET"> & {
+export type Settings = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SECRET_FILE"> & {
   SIGNUP_SOURCE: string;
-  SIGNUP_SECRET: string;
-  /** True when SIGNUP_SECRET was not set and a random one was made for this process. */
-  signupSecretIsEphemeral: boolean;
+  /** Where the generated secret is kept when SIGNUP_SECRET is not set. */
+  SIGNUP_SECRET_FILE: string;
 };
 
-class ConfigError extends Error {}
+export type Env = Settings & { SIGNUP_SECRET: string };
+
+export class ConfigError extends Error {}
 
 /** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
 export function slugify(text: string): string {
@@ -61,7 +74,7 @@ export function slugify(text: string): string {
  * Validates the settings. Empty strings count as unset, so `-e VAR=` in a
  * container behaves like leaving the variable out.
  */
-export function parseEnv(source: Record<string, string | undefined>): Env {
+export function parseEnv(source: Record<string, string | undefined>): Settings {
   const present = Object.fromEntries(
     Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
   );
@@ -71,22 +84,30 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new ConfigError(`Invalid configuration: ${issue.path.join(".")} ${issue.message}`);
   }
   const values = parsed.data;
+  const signupsFile = fromAppRoot(values.SIGNUPS_FILE);
   return {
     ...values,
+    SIGNUPS_FILE: signupsFile,
     SIGNUP_SOURCE: values.SIGNUP_SOURCE ?? `${slugify(values.SITE_NAME) || "site"}-landing`,
-    SIGNUP_SECRET: values.SIGNUP_SECRET ?? randomSecret(),
-    signupSecretIsEphemeral: values.SIGNUP_SECRET === undefined,
+    SIGNUP_SECRET_FILE: fromAppRoot(values.SIGNUP_SECRET_FILE ?? join(dirname(signupsFile), "signup-secret")),
   };
 }
 
-function randomSecret(): string {
-  const bytes = new Uint8Array(32);
-  crypto.getRandomValues(bytes);
-  return Buffer.from(bytes).toString("base64url");
+/** SIGNUP_SECRET, or the one generated on first start and kept in SIGNUP_SECRET_FILE. */
+export function withSignupSecret(settings: Settings): Env {
+  if (settings.SIGNUP_SECRET) return { ...settings, SIGNUP_SECRET: settings.SIGNUP_SECRET };
+  try {
+    return { ...settings, SIGNUP_SECRET: keptSecret(settings.SIGNUP_SECRET_FILE) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `Invalid configuration: SIGNUP_SECRET is not set and SIGNUP_SECRET_FILE (${settings.SIGNUP_SECRET_FILE}) cannot keep a generated one: ${reason}`,
+    );
+  }
 }
 
 /** What an operator should know at start-up about the defaults in force. */
-export function startupWarnings(env: Env): string[] {
+export function startupWarnings(env: Settings): string[] {
   const warnings: string[] = [];
   if (!env.WEBHOOK_URL) {
     warnings.push(`WEBHOOK_URL is not set: sign-ups are appended to ${env.SIGNUPS_FILE}`);
@@ -94,17 +115,19 @@ export function startupWarnings(env: Env): string[] {
   if (!env.HCAPTCHA_SECRET) {
     warnings.push("HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification");
   }
-  if (env.signupSecretIsEphemeral) {
-    warnings.push("SIGNUP_SECRET is not set: a random one is used, valid for this process only");
+  if (!env.SIGNUP_SECRET) {
+    warnings.push(
+      `SIGNUP_SECRET is not set: the one kept in ${env.SIGNUP_SECRET_FILE} is used (several instances need one SIGNUP_SECRET)`,
+    );
   }
   return warnings;
 }
 
 function loadEnv(): Env {
   try {
-    const env = parseEnv(process.env);
-    for (const warning of startupWarnings(env)) console.warn(`[config] warning: ${warning}`);
-    return env;
+    const settings = parseEnv(process.env);
+    for (const warning of startupWarnings(settings)) console.warn(`[config] warning: ${warning}`);
+    return withSignupSecret(settings);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // One clear line for `docker logs`, then stop: a half-configured server must not serve.

@@ -1,5 +1,7 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { failureReason, postWithDeadline } from "./http-client.server";
+import { publicErrorText } from "./webhook-error-text.server";
 
 /** The JSON body the automation receives, exactly these five fields. */
 export type Submission = {
@@ -19,70 +21,31 @@ export type RelayOutcome =
 
 export type Relay = (submission: Submission) => Promise<RelayOutcome>;
 
-/** The most of a webhook's error text a visitor is shown. */
-const WEBHOOK_TEXT_LIMIT = 300;
+/** Enough of an error answer to show its message; the rest is never downloaded. */
+const ERROR_BODY_BYTES = 4096;
 
-/** POSTs the submission as JSON; the URL never leaves this closure. */
+/** POSTs the submission as JSON; the URL never leaves this closure, nor reaches the visitor. */
 export function webhookRelay(url: string, timeoutMs: number): Relay {
   return async (submission) => {
     try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
+      const answer = await postWithDeadline(url, {
+        contentType: "application/json",
         body: JSON.stringify(submission),
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        maxBodyBytes: ERROR_BODY_BYTES,
       });
-      if (response.ok) {
-        await response.body?.cancel();
-        return { ok: true };
-      }
+      if (answer.ok) return { ok: true };
       return {
         ok: false,
         kind: "status",
-        status: response.status,
-        statusText: response.statusText,
-        text: await readSomeText(response, WEBHOOK_TEXT_LIMIT),
+        status: answer.status,
+        statusText: publicErrorText(answer.statusText, url),
+        text: publicErrorText(answer.text, url, answer.cut),
       };
     } catch (error) {
       return { ok: false, kind: "unreachable", reason: failureReason(error) };
     }
   };
-}
-
-/**
- * Reads at most `limit` characters of a body (a 10 MB error page is not
- * downloaded) and flattens it to one printable line.
- */
-async function readSomeText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (text.length < limit * 4) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    // A body cut short still tells what arrived.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
-}
-
-/** A short cause for the log, never the URL (it may hold a secret path). */
-function failureReason(error: unknown): string {
-  if (error instanceof Error) {
-    if (error.name === "TimeoutError" || error.name === "AbortError") return "timeout";
-    const cause = (error as Error & { cause?: { code?: unknown } }).cause;
-    if (cause && typeof cause.code === "string") return cause.code;
-    return error.name;
-  }
-  return "unknown";
 }
 
 /**

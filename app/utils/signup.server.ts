@@ -5,6 +5,7 @@ import { verifyCaptcha } from "./captcha.server";
 import { ChallengeBook } from "./challenge.server";
 import { clientAddress } from "./client-address.server";
 import type { Env } from "./env.server";
+import { admitSignup } from "./graceful-stop.server";
 import { BotTrap } from "./honeypot.server";
 import { logEvent, maskEmail } from "./log.server";
 import { RateLimiter } from "./rate-limit.server";
@@ -127,7 +128,22 @@ export function createSignup(settings: SignupSettings) {
     return outcome.ok ? { ok: true } : relayFailure(outcome);
   }
 
+  /** The longest a sign-up's outgoing calls can take: what a stop must still leave it. */
+  const timeBudgetMs =
+    (settings.HCAPTCHA_SECRET ? settings.HCAPTCHA_VERIFY_TIMEOUT_MS : 0) +
+    (settings.WEBHOOK_URL ? settings.WEBHOOK_TIMEOUT_MS : 0);
+
+  /** Every sign-up is counted while it runs, so a stop (SIGTERM) waits for its answer. */
   async function handle(request: Request): Promise<SignupResponse> {
+    const release = admitSignup(timeBudgetMs);
+    try {
+      return await handleAdmitted(request, release !== null);
+    } finally {
+      release?.();
+    }
+  }
+
+  async function handleAdmitted(request: Request, admitted: boolean): Promise<SignupResponse> {
     const startedAt = performance.now();
     const ts = new Date().toISOString();
     const { messages } = content;
@@ -137,7 +153,7 @@ export function createSignup(settings: SignupSettings) {
       status: number,
       notice: Notice,
       log: { outcome: string; detail?: string },
-      options: { ok?: boolean; resetCaptcha?: boolean } = {},
+      options: { ok?: boolean; resetCaptcha?: boolean; freshHoneypot?: boolean } = {},
     ): SignupResponse => {
       const ok = options.ok ?? false;
       logEvent("signup", {
@@ -153,8 +169,10 @@ export function createSignup(settings: SignupSettings) {
         email: ok ? "" : typedEmail,
         resetCaptcha: options.resetCaptcha ?? false,
       };
-      // After any failure the fallback question is replaced: the old one may be spent.
+      // After any failure the fallback question is replaced (the old one may be spent), and a
+      // form found too old gets fresh bot-trap fields, so the visitor only has to press again.
       if (!ok && challenges) result.challenge = challenges.create();
+      if (options.freshHoneypot) result.honeypot = botTrap.inputProps(Date.now(), { resend: true });
       return { status, result };
     };
 
@@ -175,16 +193,23 @@ export function createSignup(settings: SignupSettings) {
     // Echo what was typed (bounded: the field is capped at 254 characters anyway).
     typedEmail = field(FIELD.email).slice(0, 512);
     const email = typedEmail.trim();
+    if (!admitted) {
+      // A stop is under way and this one could not finish before it: another instance, or this one restarted, will.
+      return respond(503, messages.restarting, { outcome: "stopping" });
+    }
 
     const remoteIp = clientAddress(request.headers, settings.TRUST_PROXY);
     if (remoteIp && !perClient.take(remoteIp)) {
       return respond(429, messages.tooMany, { outcome: "rate-limited", detail: "client" });
     }
 
-    const suspicion = botTrap.suspicion(form);
-    if (suspicion) {
+    const trap = botTrap.inspect(form);
+    if (trap.kind === "bot") {
       // Looks like success to the bot, so it learns nothing; nothing is relayed.
-      return respond(200, success, { outcome: "bot", detail: suspicion }, { ok: true });
+      return respond(200, success, { outcome: "bot", detail: trap.why }, { ok: true });
+    }
+    if (trap.kind === "stale") {
+      return respond(400, messages.formExpired, { outcome: "form-expired", detail: trap.why }, { freshHoneypot: true });
     }
 
     if (!isValidEmail(email)) return respond(400, messages.invalidEmail, { outcome: "invalid-email" });
@@ -195,7 +220,11 @@ export function createSignup(settings: SignupSettings) {
     const challengeToken = challenges && challengeAnswer.trim() ? field(FIELD.challengeToken).trim() : "";
     const proof = captchaToken ? `captcha:${captchaToken}` : challengeToken ? `challenge:${challengeToken}` : "";
     if (!proof || captchaToken.length > MAX_CAPTCHA_TOKEN_LENGTH) {
-      return respond(400, messages.captchaMissing, { outcome: "captcha-missing" });
+      // Without JavaScript the page showed the question, not a captcha: say what to do there.
+      const questionShown = !captchaToken && challenges !== null && form.has(FIELD.challengeToken);
+      return respond(400, questionShown ? messages.challengeMissing : messages.captchaMissing, {
+        outcome: "captcha-missing",
+      });
     }
 
     const replayKey = ReplayGuard.keyOf(email, proof);

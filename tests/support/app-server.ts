@@ -24,12 +24,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+export type StartOptions = {
+  /** Where the server is started from (the app's folder by default). */
+  cwd?: string;
+  /** The port to wait on when `env` chooses it itself (PORT unset or empty). */
+  expectPort?: number;
+};
+
 /** Starts the built site with remix-serve, as `npm start` does, and waits for /healthz. */
-export async function startApp(env: Record<string, string>): Promise<RunningApp> {
+export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
-  const port = await freePort();
+  const port = options.expectPort ?? (await freePort());
   const child = spawn(process.execPath, [SERVE_CLI, BUILD], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

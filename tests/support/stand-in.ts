@@ -120,7 +120,7 @@ export class StandIn {
         const piece = chunk.subarray(0, Math.min(left, chunk.length));
         left -= piece.length;
         this.bodyBytesSent += piece.length;
-        if (!response.write(piece)) await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
+        if (!response.write(piece)) await drainedOrClosed(response);
       }
       response.end();
       return;
@@ -145,6 +145,17 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
+  });
+}
+
+/** Resolves on the first of "drain" and "close", leaving no listener behind. */
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done).off("close", done);
+      resolve();
+    };
+    response.once("drain", done).once("close", done);
   });
 }
 

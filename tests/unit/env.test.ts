@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv, slugify, startupWarnings } from "~/utils/env.server";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { APP_ROOT } from "~/utils/app-root.server";
+import { parseEnv, slugify, startupWarnings, withSignupSecret } from "~/utils/env.server";
 
 describe("settings", () => {
   it("has a default for everything, so the site runs with no configuration", () => {
@@ -8,8 +12,10 @@ describe("settings", () => {
       SITE_NAME: "Prevly",
       CONTACT_EMAIL: "contato@prevly.com.br",
       SIGNUP_SOURCE: "prevly-landing",
-      SIGNUPS_FILE: "data/signups.jsonl",
-      WEBHOOK_TIMEOUT_MS: 10_000,
+      SIGNUPS_FILE: join(APP_ROOT, "data/signups.jsonl"),
+      SIGNUP_SECRET_FILE: join(APP_ROOT, "data/signup-secret"),
+      WEBHOOK_TIMEOUT_MS: 5_000,
+      HCAPTCHA_VERIFY_TIMEOUT_MS: 3_000,
       HCAPTCHA_SITE_KEY: "10000000-ffff-ffff-ffff-000000000001",
       HCAPTCHA_VERIFY_URL: "https://api.hcaptcha.com/siteverify",
       NOJS_CHALLENGE: "on",
@@ -17,11 +23,43 @@ describe("settings", () => {
       RATE_LIMIT_PER_MINUTE: 5,
       RELAY_LIMIT_PER_SECOND: 50,
       TRUST_PROXY: 0,
-      signupSecretIsEphemeral: true,
     });
     expect(env.WEBHOOK_URL).toBeUndefined();
-    expect(env.SIGNUP_SECRET.length).toBeGreaterThanOrEqual(32);
-    expect(parseEnv({}).SIGNUP_SECRET).not.toBe(env.SIGNUP_SECRET);
+    expect(env.SIGNUP_SECRET).toBeUndefined();
+  });
+
+  it("reads relative paths from the app's folder, not the working directory", () => {
+    const env = parseEnv({ SIGNUPS_FILE: "var/lista.jsonl" });
+    expect(env.SIGNUPS_FILE).toBe(join(APP_ROOT, "var/lista.jsonl"));
+    expect(env.SIGNUP_SECRET_FILE).toBe(join(APP_ROOT, "var/signup-secret"));
+    expect(parseEnv({ SIGNUPS_FILE: "/srv/dados/lista.jsonl" }).SIGNUPS_FILE).toBe("/srv/dados/lista.jsonl");
+  });
+
+  it("without SIGNUP_SECRET makes one secret on first start, keeps it for the server's user only, and reuses it", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "kept-secret-"));
+    const settings = parseEnv({ SIGNUPS_FILE: join(folder, "signups.jsonl") });
+    const first = withSignupSecret(settings).SIGNUP_SECRET;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(withSignupSecret(settings).SIGNUP_SECRET).toBe(first);
+    expect((await readFile(join(folder, "signup-secret"), "utf8")).trim()).toBe(first);
+    expect((await stat(join(folder, "signup-secret"))).mode & 0o777).toBe(0o600);
+    expect(withSignupSecret(parseEnv({ SIGNUP_SECRET: "s".repeat(40), SIGNUPS_FILE: join(folder, "x") })).SIGNUP_SECRET).toBe(
+      "s".repeat(40),
+    );
+  });
+
+  it("stops start-up with one line when the generated secret cannot be kept", () => {
+    const blocked = parseEnv({ SIGNUP_SECRET_FILE: "/proc/version/signup-secret" });
+    expect(() => withSignupSecret(blocked)).toThrowError(
+      /^Invalid configuration: SIGNUP_SECRET is not set and SIGNUP_SECRET_FILE \(\/proc\/version\/signup-secret\) cannot keep a generated one: /,
+    );
+  });
+
+  it("refuses timeouts that a stop could not wait for", () => {
+    expect(() => parseEnv({ WEBHOOK_TIMEOUT_MS: "6000" })).toThrowError(
+      "Invalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS must be at most 8500 ms, so a sign-up in flight is answered within the 9 s a stop waits (docker stop kills after 10 s)",
+    );
+    expect(parseEnv({ WEBHOOK_TIMEOUT_MS: "7000", HCAPTCHA_VERIFY_TIMEOUT_MS: "1500" }).WEBHOOK_TIMEOUT_MS).toBe(7000);
   });
 
   it("derives the source slug from the site name", () => {
@@ -34,7 +72,7 @@ describe("settings", () => {
     expect(env.WEBHOOK_TIMEOUT_MS).toBe(2500);
     expect(env.TRUST_PROXY).toBe(1);
     expect(env.WEBHOOK_URL).toBeUndefined();
-    expect(env.signupSecretIsEphemeral).toBe(false);
+    expect(env.SIGNUP_SECRET).toBe("x".repeat(32));
   });
 
   it.each([
@@ -56,9 +94,9 @@ describe("settings", () => {
 
   it("warns about every embedded default that is not fit for production", () => {
     expect(startupWarnings(parseEnv({}))).toEqual([
-      "WEBHOOK_URL is not set: sign-ups are appended to data/signups.jsonl",
+      `WEBHOOK_URL is not set: sign-ups are appended to ${join(APP_ROOT, "data/signups.jsonl")}`,
       "HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification",
-      "SIGNUP_SECRET is not set: a random one is used, valid for this process only",
+      `SIGNUP_SECRET is not set: the one kept in ${join(APP_ROOT, "data/signup-secret")} is used (several instances need one SIGNUP_SECRET)`,
     ]);
     const configured = parseEnv({
       WEBHOOK_URL: "https://automacao.exemplo.com/hook",

@@ -148,7 +148,8 @@ const CASES: Array<[string, () => Buffer, number]> = [
   // the bot trap: looks like success, relays nothing
   ["the honeypot filled in", () => post(form({ ...honeypot, name__confirm: "Robô", email: validEmail, hcaptchaToken: token })), 200],
   ["the honeypot fields left out", () => post(form({ email: validEmail, hcaptchaToken: token })), 200],
-  ["a garbage honeypot timestamp", () => post(form({ ...honeypot, from__confirm: "%%%not-base64", email: validEmail, hcaptchaToken: token })), 200],
+  // a timestamp nobody can read is a page from before a secret change: told to send again, nothing relayed
+  ["a garbage honeypot timestamp", () => post(form({ ...honeypot, from__confirm: "%%%not-base64", email: validEmail, hcaptchaToken: token })), 400],
   // methods and paths
   ["a POST to / without ?index", () => post(withHoneypot({ email: validEmail, hcaptchaToken: token }), {}, "/"), 405],
   ["a PUT to the action", () => request("PUT", ACTION, withHoneypot({ email: validEmail })), 405],

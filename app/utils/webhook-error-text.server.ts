@@ -1,0 +1,93 @@
+/** The most of a webhook's error text a visitor is shown. */
+const SHOWN_TEXT_LIMIT = 200;
+const HIDDEN = "[…]";
+
+/**
+ * The webhook's error answer as one short line a visitor may read: the message
+ * of a JSON error, the title of an HTML page, else the text without markup;
+ * never the webhook's URL nor any part of it (n8n names its secret path in its
+ * 404), nor any other URL. `cut` says the body was read only in part, so its
+ * last word may be half of something and is dropped.
+ */
+export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
+  let text = cut ? body.replace(/\s\S*$/, "") : body;
+  text = jsonMessage(text) ?? htmlText(text) ?? text;
+  text = text.replace(/\\\//g, "/").replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
+  for (const secret of secretsOf(webhookUrl)) text = replaceAll(text, secret, HIDDEN);
+  text = text
+    .replace(/[<>]/g, " ")
+    .replace(/[\p{C}\s]+/gu, " ")
+    .replace(/\[…\](?:\s*[/?&=#:.]*\s*\[…\])+/g, HIDDEN)
+    .trim();
+  return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
+}
+
+/** `{"message": "…"}` and the like: what the automation meant to say. */
+function jsonMessage(text: string): string | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null) return null;
+    const record = value as Record<string, unknown>;
+    for (const key of ["message", "error", "detail", "title"]) {
+      const field = record[key];
+      if (typeof field === "string") return field;
+      if (typeof field === "object" && field !== null && typeof (field as { message?: unknown }).message === "string") {
+        return (field as { message: string }).message;
+      }
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** An HTML error page (nginx's 502, a proxy's 503) read as its title or its text. */
+function htmlText(text: string): string | null {
+  if (!/<[a-z!/][^>]*>/i.test(text)) return null;
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
+  const visible = (title ?? text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")).replace(/<[^>]*>/g, " ");
+  return visible
+    .replace(/&nbsp;/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
+}
+
+/** Every spelling of the URL and its parts that could appear in an answer, longest first. */
+function secretsOf(webhookUrl: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(webhookUrl);
+  } catch {
+    return [];
+  }
+  const parts = [url.href, url.origin, url.host, url.hostname, url.pathname, url.pathname.replace(/^\/+/, "")];
+  parts.push(...url.pathname.split("/"));
+  for (const [key, value] of url.searchParams) parts.push(key, value);
+  const spellings = new Set<string>();
+  for (const part of parts) {
+    if (!part || part === "/") continue;
+    const decoded = safeDecode(part);
+    for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) spellings.add(spelling);
+  }
+  return [...spellings].sort((a, b) => b.length - a.length);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Short parts ("v1") are hidden only as whole words, or they would hide half the message. */
+const WHOLE_WORD_BELOW = 4;
+
+function replaceAll(text: string, secret: string, replacement: string): string {
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern = secret.length < WHOLE_WORD_BELOW ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])` : escaped;
+  return text.replace(new RegExp(pattern, "giu"), replacement);
+}

@@ -1,0 +1,299 @@
+import { request as httpRequest } from "node:http";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../support/app-server";
+import { honeypotFields, postSignup } from "../support/signup-form";
+import { StandIn, WEBHOOK_PATH } from "../support/stand-in";
+
+/**
+ * Faults met by the built server started as `npm start` starts it (remix-serve,
+ * its fetch polyfill, its express pipeline): a bad webhook or siteverify, a
+ * restart, a stop, odd requests. Module-level tests cannot find these: vitest
+ * runs with Node's own fetch.
+ */
+
+const SECRET = "faults-suite-secret-0123456789abcdef";
+const FAILURE_TITLE = "Falha ao enviar";
+const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
+
+const standIn = new StandIn();
+const running: RunningApp[] = [];
+
+beforeAll(async () => {
+  await standIn.start();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((app) => app.stop()));
+  standIn.reset();
+});
+afterAll(async () => {
+  await standIn.stop();
+});
+
+async function start(env: Record<string, string>, options?: Parameters<typeof startApp>[1]): Promise<RunningApp> {
+  const app = await startApp({ SIGNUP_SECRET: SECRET, SIGNUP_MIN_SUBMIT_MS: "0", ...env }, options);
+  running.push(app);
+  return app;
+}
+
+type Answer = { status: number; body: { ok: boolean; notice: { title: string; description: string }; email: string } };
+
+/** A sign-up as the enhanced form sends it, answered as JSON. */
+async function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}): Promise<Answer> {
+  const fields = { ...(await honeypotFields(app.origin)), email, hcaptchaToken: `token-${email}`, ...extra };
+  const response = await postSignup(app.origin, fields, { data: true });
+  return { status: response.status, body: (await response.json()) as Answer["body"] };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const relayedEmails = () => standIn.received.webhook.map((hit) => (hit.body as { email: string }).email).sort();
+
+describe("an outgoing call that stalls never takes the server down", () => {
+  it("a webhook that never answers gets its visitor 'Falha ao enviar' while ten sign-ups in flight succeed", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, WEBHOOK_TIMEOUT_MS: "1000" });
+    standIn.webhook = { status: 200, delayMs: 60_000 };
+    const stalled = signUp(app, "lenta@exemplo.com.br");
+    await until(() => standIn.received.webhook.length === 1);
+    // The others are still waiting on the webhook when the stalled one times out.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    standIn.webhook = { status: 200, text: "ok", delayMs: 800 };
+    const others = Array.from({ length: 10 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
+
+    const stalledAnswer = await stalled;
+    expect(stalledAnswer.status).toBe(502);
+    expect(stalledAnswer.body.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expect(stalledAnswer.body.email).toBe("lenta@exemplo.com.br");
+    for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
+
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect((await signUp(app, "depois@exemplo.com.br")).status).toBe(200);
+    expect(app.process.exitCode).toBeNull();
+    expect(relayedEmails()).toEqual(
+      ["depois@exemplo.com.br", "lenta@exemplo.com.br", ...Array.from({ length: 10 }, (_, i) => `pessoa${i}@exemplo.com.br`)].sort(),
+    );
+    expect(app.output()).not.toContain("unexpected-error");
+  });
+
+  it("a siteverify that never answers gets its visitor 'Falha ao enviar' and nothing relayed, while others sign up", async () => {
+    const app = await start({
+      WEBHOOK_URL: standIn.webhookUrl,
+      HCAPTCHA_SECRET: "0xsecret",
+      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+      HCAPTCHA_VERIFY_TIMEOUT_MS: "1000",
+    });
+    standIn.siteverify = { success: true, delayMs: 60_000 };
+    const stalled = signUp(app, "lenta@exemplo.com.br");
+    await until(() => standIn.received.siteverify.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    standIn.siteverify = { success: true, delayMs: 800 };
+    const others = Array.from({ length: 5 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
+
+    const stalledAnswer = await stalled;
+    expect(stalledAnswer.status).toBe(502);
+    expect(stalledAnswer.body.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect(app.process.exitCode).toBeNull();
+    expect(relayedEmails()).toEqual(Array.from({ length: 5 }, (_, i) => `pessoa${i}@exemplo.com.br`));
+  });
+
+  it.each([
+    ["resets the connection", { status: 200, reset: true }],
+    ["answers 10 MB of error", { status: 500, bodyBytes: 10 * 1024 * 1024 }],
+    ["answers slowly, past the timeout", { status: 200, delayMs: 1_500 }],
+  ])("a webhook that %s gets 'Falha ao enviar' and the server keeps serving", async (_case, behaviour) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, WEBHOOK_TIMEOUT_MS: "1000" });
+    standIn.webhook = behaviour;
+    const answer = await signUp(app, "ana@exemplo.com.br");
+    expect(answer.status).toBe(502);
+    expect(answer.body.notice.title).toBe(FAILURE_TITLE);
+    expect(answer.body.notice.description.length).toBeLessThanOrEqual(260);
+    standIn.webhook = { status: 200, text: "ok" };
+    expect((await signUp(app, "bia@exemplo.com.br")).status).toBe(200);
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+  });
+});
+
+describe("the webhook's error text never shows where the webhook is", () => {
+  const secretPath = WEBHOOK_PATH.slice(1); // "hooks/c0ffee-secret-path"
+
+  it.each([
+    [
+      "n8n, path without a leading slash",
+      404,
+      JSON.stringify({ code: 404, message: `The requested webhook "POST ${secretPath}" is not registered.` }),
+      'Webhook retornou 404 Not Found: The requested webhook "POST […]" is not registered.',
+    ],
+    [
+      "n8n, path with a leading slash",
+      404,
+      JSON.stringify({ code: 404, message: `The requested webhook "POST /${secretPath}" is not registered.` }),
+      'Webhook retornou 404 Not Found: The requested webhook "POST […]" is not registered.',
+    ],
+    [
+      "a URL-encoded path",
+      404,
+      `Unknown webhook ${encodeURIComponent("/" + secretPath)}`,
+      "Webhook retornou 404 Not Found: Unknown webhook […]",
+    ],
+    [
+      "Make, naming the whole URL",
+      410,
+      `{"error":"There is no scenario listening for this webhook: ${"{origin}"}${WEBHOOK_PATH}?key=1"}`,
+      "Webhook retornou 410 Gone: There is no scenario listening for this webhook: […]",
+    ],
+    [
+      "an nginx 502 page",
+      502,
+      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+      "Webhook retornou 502 Bad Gateway: 502 Bad Gateway",
+    ],
+  ])("%s", async (_case, status, text, description) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status, text: text.replace("{origin}", standIn.origin) };
+    const answer = await signUp(app, "ana@exemplo.com.br");
+    expect(answer.status).toBe(502);
+    expect(answer.body.notice).toEqual({ title: FAILURE_TITLE, description });
+    const { port } = new URL(standIn.origin);
+    for (const secret of ["c0ffee", "secret-path", "hooks", "127.0.0.1", port]) {
+      expect(answer.body.notice.description).not.toContain(secret);
+    }
+  });
+});
+
+describe("restarts and stale pages", () => {
+  it("a page rendered before a restart still signs up after it, with the secret kept beside the data", async () => {
+    const data = await mkdtemp(join(tmpdir(), "restart-"));
+    const env = { WEBHOOK_URL: standIn.webhookUrl, SIGNUPS_FILE: join(data, "signups.jsonl"), SIGNUP_SECRET: "" };
+    const before = await start(env);
+    const fields = { ...(await honeypotFields(before.origin)), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" };
+    await before.stop();
+
+    const after = await start(env);
+    const response = await postSignup(after.origin, fields, { data: true });
+    expect(response.status).toBe(200);
+    expect(relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
+  it("a bot-trap timestamp that cannot be read is never a silent success: the visitor is told, and the fresh fields sent back work", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const fields: Record<string, string> = {
+      ...(await honeypotFields(app.origin)),
+      from__confirm: "U2FsdGVkX1+written+by+another+secret+0000000000=",
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: "t-1",
+    };
+    const response = await postSignup(app.origin, fields, { data: true });
+    expect(response.status).toBe(400);
+    const result = (await response.json()) as Answer["body"] & {
+      honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
+    };
+    expect(result.notice).toEqual({
+      title: "Página desatualizada",
+      description:
+        "Esta página ficou aberta por muito tempo. Atualizamos o formulário: confira seu e-mail e envie de novo (ou recarregue a página).",
+    });
+    expect(result.email).toBe("ana@exemplo.com.br");
+    expect(standIn.received.webhook).toHaveLength(0);
+
+    const again = await postSignup(
+      app.origin,
+      { ...fields, [result.honeypot.validFromFieldName]: result.honeypot.encryptedValidFrom },
+      { data: true },
+    );
+    expect(again.status).toBe(200);
+    expect(relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
+  it("without JavaScript an unanswered question is asked for by name, not as a captcha", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const fields = { ...(await honeypotFields(app.origin)), email: "ana@exemplo.com.br", challengeToken: "x.1.y", challengeAnswer: "" };
+    const response = await postSignup(app.origin, fields);
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain("Valide o captcha");
+    expect(html).toContain("Responda à pergunta de verificação acima para concluir o cadastro.");
+    expect(html).not.toContain("Confirme que você não é um robô resolvendo o captcha.");
+  });
+});
+
+describe("stopping", () => {
+  it("with default timeouts, SIGTERM lets a sign-up in flight finish and be answered, then exits 0", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 4_000 };
+    const pending = signUp(app, "ana@exemplo.com.br");
+    await until(() => standIn.received.webhook.length === 1);
+    const stoppedAt = Date.now();
+    const exitCode = app.stop();
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(await exitCode).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(9_500);
+  });
+
+  it("a webhook slower than any stop could wait for is timed out and answered before the process exits", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 9_500 };
+    const pending = signUp(app, "ana@exemplo.com.br");
+    await until(() => standIn.received.webhook.length === 1);
+    const exitCode = app.stop();
+    const answer = await pending;
+    expect(answer.status).toBe(502);
+    expect(answer.body.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expect(await exitCode).toBe(0);
+  });
+
+  it("refuses at start-up timeouts that a stop could not wait for, in one line", async () => {
+    await expect(startApp({ WEBHOOK_URL: standIn.webhookUrl, WEBHOOK_TIMEOUT_MS: "9000" })).rejects.toThrowError(
+      /exited with 1:\nInvalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS \+ WEBHOOK_TIMEOUT_MS must be at most 8500 ms/,
+    );
+  });
+});
+
+describe("how the server is started and odd requests", () => {
+  function rawRequest(app: RunningApp, method: string): Promise<{ status: number; allow: string | undefined }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(`${app.origin}/`, { method }, (response) => {
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, allow: response.headers.allow });
+      });
+      request.on("error", reject);
+      request.end();
+    });
+  }
+
+  it.each(["TRACE", "PUT", "DELETE", "PROPFIND"])("%s / is answered 405 without a stack trace", async (method) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    expect(await rawRequest(app, method)).toEqual({ status: 405, allow: "GET, HEAD, POST" });
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect(app.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it("works when started from another working directory", async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), "cwd-"));
+    await writeFile(join(elsewhere, "package.json"), "{}");
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl }, { cwd: elsewhere });
+    const page = await fetch(`${app.origin}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /<link rel="modulepreload" href="(\/build\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeTruthy();
+    expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
+    expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);
+  });
+
+  it("an empty PORT means unset: it listens on 3000", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, PORT: "" }, { expectPort: 3000 });
+    expect(app.origin).toBe("http://127.0.0.1:3000");
+    expect(app.output()).toContain('"event":"listening","port":3000');
+  });
+});
