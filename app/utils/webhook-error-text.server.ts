@@ -65,7 +65,7 @@ function secretsOf(webhookUrl: string): string[] {
   }
   const parts = [url.href, url.origin, url.host, url.hostname, url.pathname, url.pathname.replace(/^\/+/, "")];
   parts.push(...url.pathname.split("/"));
-  for (const [key, value] of url.searchParams) parts.push(key, value);
+  for (const value of url.searchParams.values()) parts.push(value);
   const spellings = new Set<string>();
   for (const part of parts) {
     if (!part || part === "/") continue;

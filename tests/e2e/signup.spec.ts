@@ -1,4 +1,5 @@
 import { solveQuestion } from "../support/challenge";
+import { startApp, type RunningApp } from "../support/app-server";
 import { blockHcaptcha, fakeHcaptcha } from "../support/fake-hcaptcha";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 
@@ -125,6 +126,30 @@ test.describe("with JavaScript and hCaptcha", () => {
     });
   });
 
+  test("a page left open too long is told so, gets fresh fields by itself, and the second press signs up", async ({
+    page,
+    standIn,
+  }) => {
+    const form = signupForm(page);
+    const email = uniqueEmail("aba-antiga");
+    await form.email.fill(email);
+    await form.captcha.click();
+    // What a page rendered before the signing secret changed carries: a timestamp nobody can read.
+    // (Set last: React puts a controlled value back whenever the form re-renders.)
+    await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement) => {
+      input.value = "U2FsdGVkX1+aW5kZWNpZnJhdmVsLWRlLW91dHJvLXNlZ3JlZG8=";
+    });
+    await form.submit.click();
+    await expect(page.getByText("Página desatualizada")).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+    expect((await standIn.received()).webhook).toHaveLength(0);
+
+    await form.submit.click();
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    const { webhook } = await standIn.received();
+    expect(webhook.map((hit) => (hit.body as { email: string }).email)).toEqual([email]);
+  });
+
   test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({
     page,
     standIn,
@@ -174,5 +199,27 @@ test.describe("hCaptcha", () => {
     const { webhook } = await standIn.received();
     expect(webhook).toHaveLength(1);
     expect(webhook[0]!.body).toMatchObject({ email, hcaptchaToken: "" });
+  });
+});
+
+test.describe("with the fallback question turned off", () => {
+  let app: RunningApp;
+  test.beforeAll(async () => {
+    app = await startApp({ NOJS_CHALLENGE: "off", SIGNUP_SECRET: "question-off-secret-0123456789abcdef" });
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+  });
+
+  test("when hCaptcha cannot load, the visitor is told why the button stays disabled", async ({ page }) => {
+    await blockHcaptcha(page);
+    await page.goto(app.origin);
+    const form = signupForm(page);
+    await form.email.scrollIntoViewIfNeeded();
+    await expect(page.getByRole("alert")).toHaveText(
+      "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
+      { timeout: 10_000 },
+    );
+    await expect(form.submit).toBeDisabled();
   });
 });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { publicErrorText } from "~/utils/webhook-error-text.server";
+
+const WEBHOOK = "https://automacao.exemplo.com.br/webhook/5f1c-segredo-9a2b?token=abc123xyz";
+
+describe("the webhook's error text shown to visitors", () => {
+  it.each([
+    [
+      "n8n's inactive workflow, path without a slash",
+      '{"code":404,"message":"The requested webhook \\"POST webhook/5f1c-segredo-9a2b\\" is not registered."}',
+      'The requested […] "POST […]" is not registered.',
+    ],
+    ["the path with a leading slash", "no route /webhook/5f1c-segredo-9a2b", "no route […]"],
+    ["the path URL-encoded", "no route %2Fwebhook%2F5f1c-segredo-9a2b", "no route […]"],
+    ["the path escaped as JSON does (\\/)", '{"error":"no route \\/webhook\\/5f1c-segredo-9a2b"}', "no route […]"],
+    ["the query value", "bad token abc123xyz", "bad token […]"],
+    ["the host", "automacao.exemplo.com.br refused", "[…] refused"],
+    ["any other URL", "see https://status.exemplo.org/x?y=1 for details", "see […] for details"],
+    ["Make's accepted-but-failed", "Scenario failed.", "Scenario failed."],
+    [
+      "an nginx 502 page",
+      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>",
+      "502 Bad Gateway",
+    ],
+    ["markup without a title", "<div><b>erro</b> <script>alert(1)</script>interno</div>", "erro interno"],
+    ["escaped markup in plain text stays text (React escapes it)", "&lt;b&gt;x", "&lt;b&gt;x"],
+    ["control characters and line breaks", "linha 1\r\nlinha\u0000 2", "linha 1 linha 2"],
+  ])("%s", (_case, body, shown) => {
+    expect(publicErrorText(body, WEBHOOK)).toBe(shown);
+  });
+
+  it("keeps a short path part only where it stands as a word", () => {
+    expect(publicErrorText("hook v1 is gone; avoid v12", "https://x.exemplo.com/v1/abcdef")).toBe("hook […] is gone; avoid v12");
+  });
+
+  it("cuts long text to 200 characters and drops a word the read may have split", () => {
+    const shown = publicErrorText(`${"palavra ".repeat(100)}/webhook/5f1c-seg`, WEBHOOK, true);
+    expect(shown).toHaveLength(200);
+    expect(shown.endsWith("…")).toBe(true);
+    expect(publicErrorText("erro em /webhook/5f1c-se", WEBHOOK, true)).toBe("erro em");
+  });
+});
