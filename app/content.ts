@@ -126,6 +126,11 @@ export const content = {
       description: "Responda à nova pergunta para concluir o cadastro.",
     },
     tooMany: { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." },
+    questionBudgetSpent: {
+      title: "Muitos cadastros sem captcha",
+      description:
+        "Recebemos muitos cadastros pela pergunta de verificação agora. Tente de novo em alguns minutos, ou ative o JavaScript para usar o captcha.",
+    },
     unreadable: {
       title: "Envio inválido",
       description: "Não foi possível ler o formulário. Recarregue a página e tente novamente.",

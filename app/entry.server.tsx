@@ -30,23 +30,36 @@ function isShareable(request: Request, status: number, context: EntryContext): b
   return handle?.shareRender === true;
 }
 
+/**
+ * The shared render is made for the bare path: the page reads no query
+ * parameter, and a campaign's click id (fbclid, gclid, utm_*) must neither
+ * cost a render of its own nor be handed to the next visitors in the form's
+ * action. The browser's router still sees the real address.
+ */
+function withoutQuery(context: EntryContext): EntryContext {
+  const state = context.staticHandlerContext;
+  return { ...context, staticHandlerContext: { ...state, location: { ...state.location, search: "" } } };
+}
+
 export default function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
+  const shareable = isShareable(request, responseStatusCode, remixContext);
+  const context = shareable ? withoutQuery(remixContext) : remixContext;
   return pages.respond({
     request,
     status: responseStatusCode,
     headers: responseHeaders,
-    shareable: isShareable(request, responseStatusCode, remixContext),
+    shareable,
     https: isHttps(request, env.TRUST_PROXY),
     development,
     render: () =>
       renderToString(
         <InlineCssProvider value={productionCss ?? readPublicFile(stylesheetUrl)}>
-          <RemixServer context={remixContext} url={request.url} />
+          <RemixServer context={context} url={request.url} />
         </InlineCssProvider>,
       ),
   });

@@ -10,11 +10,14 @@ const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
 
 export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 /**
- * How many answers one question accepts. A rendered page is shared by the
- * visitors of the same second (see page-cache.server.ts), so "single use" is
- * per visitor: a handful of answers, never an unlimited supply for a bot.
+ * How many correct answers one question accepts. A rendered page is shared by
+ * the visitors of the same second (see page-cache.server.ts), so "single use"
+ * is per visitor: a handful of answers, never an unlimited supply for a bot.
+ * Wrong answers are not counted, so nobody can burn a question others share.
  */
 const CHALLENGE_MAX_ANSWERS = 3;
+/** The one spelling of a token: 12-character id, expiry in milliseconds (13 digits), 43-character MAC. */
+const TOKEN_SHAPE = /^([A-Za-z0-9_-]{12})\.([1-9]\d{12})\.([A-Za-z0-9_-]{43})$/;
 
 const MAX_TRACKED_QUESTIONS = 100_000;
 
@@ -42,18 +45,22 @@ export class ChallengeBook {
     return { question, token: `${id}.${expiresAt}.${this.mac(id, expiresAt, answer)}` };
   }
 
+  /**
+   * Checks the answer against the token's MAC first; only a correct answer to
+   * a genuine question is counted, so forged ids never reach the bookkeeping.
+   */
   verify(token: string, typedAnswer: string, now = Date.now()): ChallengeVerdict {
-    const [id, expiresAtText, mac, extra] = token.split(".");
+    const match = TOKEN_SHAPE.exec(token);
+    if (!match) return "expired";
+    const [, id, expiresAtText, mac] = match as unknown as [string, string, string, string];
     const expiresAt = Number(expiresAtText);
-    if (!id || !mac || extra !== undefined || !Number.isSafeInteger(expiresAt)) return "expired";
     // A genuine token never expires further out than CHALLENGE_TTL_MS from now.
     if (expiresAt <= now || expiresAt > now + CHALLENGE_TTL_MS) return "expired";
-    if (!this.countAnswer(id, expiresAt, now)) return "expired";
     const answer = parseAnswer(typedAnswer);
     if (answer === null) return "wrong";
     const expected = Buffer.from(this.mac(id, expiresAt, answer));
-    const given = Buffer.from(mac);
-    return expected.length === given.length && timingSafeEqual(expected, given) ? "correct" : "wrong";
+    if (!timingSafeEqual(expected, Buffer.from(mac))) return "wrong";
+    return this.countAnswer(id, expiresAt, now) ? "correct" : "expired";
   }
 
   private mac(id: string, expiresAt: number, answer: number): string {
@@ -62,7 +69,7 @@ export class ChallengeBook {
       .digest("base64url");
   }
 
-  /** Counts one answer for `id`; false once the question has had its share. */
+  /** Counts one correct answer for `id`; false once the question has had its share. */
   private countAnswer(id: string, expiresAt: number, now: number): boolean {
     for (const [knownId, entry] of this.answersById) {
       if (entry.expiresAt > now) break; // ids are inserted roughly in expiry order

@@ -1,19 +1,69 @@
-const IP_SHAPE = /^[0-9a-f:.]{2,45}$/i;
+import { isIP } from "node:net";
 
 /**
- * The visitor's address as told by the proxies we trust. remix-serve hides the
- * socket address, so without trusted proxies (TRUST_PROXY=0) there is none:
- * anyone could write X-Forwarded-For. With N trusted proxies the client is the
- * N-th entry from the right, the one our outermost proxy appended.
+ * The socket's address, written by the server guard (server-guards.server.ts)
+ * over anything a client sent under this name: remix-serve hands Remix no
+ * other way to know who is connected.
+ */
+export const PEER_ADDRESS_HEADER = "x-landing-peer-address";
+
+/** The bucket shared by every request whose client cannot be told: limits fail closed. */
+export const UNKNOWN_CLIENT = "unknown";
+
+/**
+ * The visitor's address: the socket's peer without trusted proxies, else the
+ * N-th X-Forwarded-For entry from the right (the one our outermost trusted
+ * proxy appended). Null when there is none that parses as an address.
  */
 export function clientAddress(headers: Headers, trustedProxies: number): string | null {
-  if (trustedProxies < 1) return null;
+  if (trustedProxies < 1) return normalizeAddress(headers.get(PEER_ADDRESS_HEADER) ?? "");
   const hops = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((hop) => hop.trim())
     .filter(Boolean);
-  const candidate = hops[hops.length - trustedProxies];
-  return candidate && IP_SHAPE.test(candidate) ? candidate.toLowerCase() : null;
+  return normalizeAddress(hops[hops.length - trustedProxies] ?? "");
+}
+
+/**
+ * One spelling per address: brackets and ports dropped, IPv4-mapped IPv6 as
+ * IPv4, IPv6 lower-case and fully written out. Null for anything else.
+ */
+export function normalizeAddress(raw: string): string | null {
+  let text = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
+  if (bracketed) text = bracketed[1]!;
+  else if (/^[\d.]+:\d{1,5}$/.test(text)) text = text.slice(0, text.lastIndexOf(":"));
+  const version = isIP(text);
+  if (version === 4) return text.split(".").map(Number).join(".");
+  if (version !== 6) return null;
+  const groups = expandIpv6(text.toLowerCase());
+  const mapped = groups.slice(0, 6).join(":") === "0:0:0:0:0:ffff";
+  if (mapped) return [groups[6]!, groups[7]!].flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 255]).join(".");
+  return groups.join(":");
+}
+
+/**
+ * The key a client is limited by: its IPv4 address, its IPv6 /64 (one home or
+ * one cloud host gets a whole /64 to rotate through), or the shared bucket.
+ */
+export function clientKey(address: string | null): string {
+  if (!address) return UNKNOWN_CLIENT;
+  return address.includes(":") ? `${address.split(":").slice(0, 4).join(":")}::/64` : address;
+}
+
+/** "2001:db8::1" → eight groups, each without leading zeros; an IPv4 tail becomes two groups. */
+function expandIpv6(address: string): string[] {
+  let text = address;
+  const ipv4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (ipv4Tail) {
+    const [a, b, c, d] = ipv4Tail.split(".").map(Number) as [number, number, number, number];
+    text = text.slice(0, -ipv4Tail.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill("0");
+  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16));
 }
 
 /** Whether the visitor reached us over HTTPS (directly or through a trusted proxy). */

@@ -40,6 +40,7 @@ const schema = z.object({
   SIGNUP_MIN_SUBMIT_MS: wholeNumber(0, 2_000).default(1_500),
   RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
   RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
+  NOJS_RELAYS_PER_MINUTE: wholeNumber(1, 10_000).default(10),
   TRUST_PROXY: wholeNumber(0, 10).default(0),
 }).refine(
   // A sign-up accepted before SIGTERM must be answered before the drain ends (see graceful-stop).

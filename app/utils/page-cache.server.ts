@@ -24,11 +24,12 @@ export type DocumentRequest = {
 
 /**
  * Turns a render into the document response. A shareable render (the landing
- * page on GET, no form result) is made once per `ttlMs` per URL and kept
+ * page on GET, no form result) is made once per `ttlMs` per path and kept
  * compressed as brotli and gzip, so most visitors cost no rendering and no
- * compression; its ETag answers conditional requests with 304. Values that
- * change per render (honeypot timestamp, fallback question) are valid for
- * everyone who receives them within that time.
+ * compression, whatever query string the link carried; its ETag answers
+ * conditional requests with 304. Values that change per render (honeypot
+ * timestamp, fallback question) are valid for everyone who receives them
+ * within that time.
  */
 export class PageCache {
   private readonly pages = new Map<string, RenderedPage>();
@@ -42,8 +43,8 @@ export class PageCache {
     const { request, shareable } = document;
     if (!shareable) return this.uncachedResponse(document);
 
-    const url = new URL(request.url);
-    const key = url.pathname + url.search;
+    // One render per path: what may be shared depends on no query parameter (see entry.server.tsx).
+    const key = new URL(request.url).pathname;
     const now = Date.now();
     let page = this.pages.get(key);
     if (!page || page.expiresAt <= now) {

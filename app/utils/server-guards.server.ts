@@ -1,5 +1,6 @@
 import http from "node:http";
 import { APP_ROOT } from "./app-root.server";
+import { PEER_ADDRESS_HEADER } from "./client-address.server";
 import { logEvent } from "./log.server";
 
 /** The methods the site answers; Remix cannot even build a Request for TRACE or TRACK. */
@@ -13,6 +14,8 @@ const INSTALLED = Symbol.for("landing.serverGuards");
  * guards it lacks are installed when it imports the build, before it listens:
  * - it finds `public/` and `build/` from the working directory: we move there;
  * - it turns `PORT=` into port 0 (a random port): empty means unset, so 3000;
+ * - it hands Remix no socket address: the peer's is passed on in a header of
+ *   ours, so clients can be limited without a proxy in front;
  * - an odd method (TRACE) throws inside Remix and express prints a stack per
  *   request: anything but GET, HEAD and POST is answered 405 before Remix;
  * - an error nobody caught is logged as one JSON line instead of ending the
@@ -30,6 +33,8 @@ export function installServerGuards(): void {
     const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
     const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
     const server = createServer(options ?? {}, (request, response) => {
+      // Overwrites whatever a client sent under this name.
+      request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
       if (ANSWERED_METHODS.has(request.method ?? "")) return listener?.(request, response);
       response.writeHead(405, {
         Allow: [...ANSWERED_METHODS].join(", "),

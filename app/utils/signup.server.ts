@@ -3,7 +3,7 @@ import { content } from "~/content";
 import { FIELD, type Challenge, type Notice, type SignupResult } from "~/signup-result";
 import { verifyCaptcha } from "./captcha.server";
 import { ChallengeBook } from "./challenge.server";
-import { clientAddress } from "./client-address.server";
+import { clientAddress, clientKey } from "./client-address.server";
 import type { Env } from "./env.server";
 import { admitSignup } from "./graceful-stop.server";
 import { BotTrap } from "./honeypot.server";
@@ -29,6 +29,7 @@ export type SignupSettings = Pick<
   | "SIGNUP_MIN_SUBMIT_MS"
   | "RATE_LIMIT_PER_MINUTE"
   | "RELAY_LIMIT_PER_SECOND"
+  | "NOJS_RELAYS_PER_MINUTE"
   | "TRUST_PROXY"
 >;
 
@@ -57,8 +58,9 @@ type Attempt = { ok: true } | { ok: false; status: number; notice: Notice; log: 
 /**
  * The sign-up pipeline: read the body → rate limit → bot trap → validate the
  * e-mail → require a proof (captcha token or fallback answer) → verify it →
- * relay, at most once per submission. Each call answers a status and the
- * result the form shows, and logs one line.
+ * spend the relay budgets → relay, at most once per submission. Scarce budgets
+ * are spent only on verified submissions, so junk never locks people out.
+ * Each call answers a status and the result the form shows, and logs one line.
  */
 export function createSignup(settings: SignupSettings) {
   const relay = settings.WEBHOOK_URL
@@ -68,6 +70,8 @@ export function createSignup(settings: SignupSettings) {
   const challenges = settings.NOJS_CHALLENGE === "on" ? new ChallengeBook(settings.SIGNUP_SECRET) : null;
   const perClient = new RateLimiter(settings.RATE_LIMIT_PER_MINUTE, 60_000);
   const relayCeiling = new RateLimiter(settings.RELAY_LIMIT_PER_SECOND, 1000);
+  /** The fallback question is easier for a script than hCaptcha: its relays get a small budget of their own. */
+  const questionRelays = new RateLimiter(settings.NOJS_RELAYS_PER_MINUTE, 60_000);
   const replays = new ReplayGuard<Attempt>();
   const success = content.messages.success(settings.SITE_NAME);
   let tokens: { value: FormTokens; until: number } | null = null;
@@ -117,6 +121,12 @@ export function createSignup(settings: SignupSettings) {
       if (verdict === "expired") {
         return { ok: false, status: 400, notice: messages.challengeExpired, log: "challenge-expired" };
       }
+      if (!questionRelays.take("all")) {
+        return { ok: false, status: 429, notice: messages.questionBudgetSpent, log: "rate-limited-question-budget" };
+      }
+    }
+    if (!relayCeiling.take("all")) {
+      return { ok: false, status: 429, notice: messages.tooMany, log: "rate-limited-relay-ceiling" };
     }
     const outcome = await relay({
       email: submission.email,
@@ -148,6 +158,7 @@ export function createSignup(settings: SignupSettings) {
     const ts = new Date().toISOString();
     const { messages } = content;
     let typedEmail = "";
+    let cameFromThePage = false;
 
     const respond = (
       status: number,
@@ -169,9 +180,10 @@ export function createSignup(settings: SignupSettings) {
         email: ok ? "" : typedEmail,
         resetCaptcha: options.resetCaptcha ?? false,
       };
-      // After any failure the fallback question is replaced (the old one may be spent), and a
-      // form found too old gets fresh bot-trap fields, so the visitor only has to press again.
-      if (!ok && challenges) result.challenge = challenges.create();
+      // After a failed post from the page the fallback question is replaced (the old one
+      // may be spent), and a form found too old gets fresh bot-trap fields, so the
+      // visitor only has to press again.
+      if (!ok && challenges && cameFromThePage) result.challenge = challenges.create();
       if (options.freshHoneypot) result.honeypot = botTrap.inputProps(Date.now(), { resend: true });
       return { status, result };
     };
@@ -199,11 +211,13 @@ export function createSignup(settings: SignupSettings) {
     }
 
     const remoteIp = clientAddress(request.headers, settings.TRUST_PROXY);
-    if (remoteIp && !perClient.take(remoteIp)) {
+    if (!perClient.take(clientKey(remoteIp))) {
       return respond(429, messages.tooMany, { outcome: "rate-limited", detail: "client" });
     }
 
     const trap = botTrap.inspect(form);
+    // Only a post carrying the page's own fields earns a fresh question: junk never farms them.
+    cameFromThePage = trap.kind !== "bot";
     if (trap.kind === "bot") {
       // Looks like success to the bot, so it learns nothing; nothing is relayed.
       return respond(200, success, { outcome: "bot", detail: trap.why }, { ok: true });
@@ -230,9 +244,6 @@ export function createSignup(settings: SignupSettings) {
     const replayKey = ReplayGuard.keyOf(email, proof);
     if (replays.wasRelayed(replayKey)) {
       return respond(200, success, { outcome: "replay" }, { ok: true, resetCaptcha: true });
-    }
-    if (!relayCeiling.take("all")) {
-      return respond(429, messages.tooMany, { outcome: "rate-limited", detail: "relay ceiling" });
     }
 
     const { outcome, duplicate } = await replays.once(replayKey, () =>

@@ -14,7 +14,13 @@ export type WebhookBehaviour = {
 };
 
 /** How the stand-in siteverify answers. */
-export type SiteverifyBehaviour = { success: boolean; status?: number; delayMs?: number };
+export type SiteverifyBehaviour = {
+  success: boolean;
+  status?: number;
+  delayMs?: number;
+  /** With `success`, only tokens starting with this are genuine (a real visitor among forgeries). */
+  genuinePrefix?: string;
+};
 
 export type ReceivedWebhook = { headers: IncomingMessage["headers"]; raw: string; body: unknown };
 export type ReceivedSiteverify = { form: Record<string, string> };
@@ -131,11 +137,13 @@ export class StandIn {
 
   private async answerSiteverify(raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.siteverify;
-    this.received.siteverify.push({ form: Object.fromEntries(new URLSearchParams(raw)) });
+    const form = Object.fromEntries(new URLSearchParams(raw));
+    this.received.siteverify.push({ form });
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
     if (response.destroyed) return;
+    const success = behaviour.success && (form.response ?? "").startsWith(behaviour.genuinePrefix ?? "");
     response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ success: behaviour.success, ...(behaviour.success ? {} : { "error-codes": ["invalid-input-response"] }) }));
+    response.end(JSON.stringify({ success, ...(success ? {} : { "error-codes": ["invalid-input-response"] }) }));
   }
 }
 

@@ -2,10 +2,11 @@ import { request as httpRequest } from "node:http";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app-server";
+import { builtServerSuite } from "../support/built-server-suite";
 import { honeypotFields, postSignup } from "../support/signup-form";
-import { StandIn, WEBHOOK_PATH } from "../support/stand-in";
+import { WEBHOOK_PATH } from "../support/stand-in";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve,
@@ -14,29 +15,13 @@ import { StandIn, WEBHOOK_PATH } from "../support/stand-in";
  * runs with Node's own fetch.
  */
 
-const SECRET = "faults-suite-secret-0123456789abcdef";
 const FAILURE_TITLE = "Falha ao enviar";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 
-const standIn = new StandIn();
-const running: RunningApp[] = [];
-
-beforeAll(async () => {
-  await standIn.start();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((app) => app.stop()));
-  standIn.reset();
-});
-afterAll(async () => {
-  await standIn.stop();
-});
-
-async function start(env: Record<string, string>, options?: Parameters<typeof startApp>[1]): Promise<RunningApp> {
-  const app = await startApp({ SIGNUP_SECRET: SECRET, SIGNUP_MIN_SUBMIT_MS: "0", ...env }, options);
-  running.push(app);
-  return app;
-}
+const { standIn, start } = builtServerSuite(() => ({
+  SIGNUP_SECRET: "faults-suite-secret-0123456789abcdef",
+  SIGNUP_MIN_SUBMIT_MS: "0",
+}));
 
 type Answer = { status: number; body: { ok: boolean; notice: { title: string; description: string }; email: string } };
 

@@ -123,7 +123,11 @@ describe("parsing helpers", () => {
     [2, "198.51.100.1, 203.0.113.9", "198.51.100.1"],
     [3, "198.51.100.1, 203.0.113.9", null],
     [1, "not-an-address", null],
-    [1, "2001:DB8::1", "2001:db8::1"],
+    [1, "2001:DB8::1", "2001:db8:0:0:0:0:0:1"],
+    [1, "203.0.113.9:8080", "203.0.113.9"],
+    [1, "[2001:db8::1]:443", "2001:db8:0:0:0:0:0:1"],
+    [1, "::ffff:203.0.113.9", "203.0.113.9"],
+    [1, "203.0.113.09", null],
   ])("TRUST_PROXY=%i and X-Forwarded-For %j → client %j", (trusted, header, expected) => {
     expect(clientAddress(new Headers({ "x-forwarded-for": header }), trusted)).toBe(expected);
   });

@@ -48,6 +48,8 @@ function makeSignup(settings: Record<string, string> = {}): Signup {
         SIGNUP_MIN_SUBMIT_MS: "0",
         WEBHOOK_URL: standIn.webhookUrl,
         WEBHOOK_TIMEOUT_MS: "500",
+        // These requests carry no client address: they all share the one bucket for unknown clients.
+        RATE_LIMIT_PER_MINUTE: "100000",
         ...settings,
       }),
     ),
@@ -433,7 +435,7 @@ describe("bot trap", () => {
 
 describe("rate limits", () => {
   it("a client behind a trusted proxy gets 5 attempts a minute, then 429; others are unaffected", async () => {
-    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
     const from = (ip: string) => ({ "x-forwarded-for": `198.51.100.77, ${ip}` });
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 6; attempt++) {
@@ -445,12 +447,38 @@ describe("rate limits", () => {
     expect((await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"))).status).toBe(200);
   });
 
-  it("without trusted proxies X-Forwarded-For is ignored: no per-client limit can be applied", async () => {
-    const signup = makeSignup();
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const { status } = await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": "203.0.113.5" });
-      expect(status).toBe(400);
+  it("without trusted proxies the socket's address is the client, whatever X-Forwarded-For says", async () => {
+    const signup = makeSignup({ RATE_LIMIT_PER_MINUTE: "5" });
+    const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`))).status);
     }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    expect((await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.6", "198.51.100.1"))).status).toBe(400);
+  });
+
+  it("requests whose client cannot be told share one bucket: the limit fails closed", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
+    const statuses: number[] = [];
+    for (const forwarded of ["", "garbage", "999.1.1.1", "", "not-an-ip", "::zz"]) {
+      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+
+  it("one IPv6 /64 is one client, and spellings of one address are one client", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "3" });
+    const statuses: number[] = [];
+    for (const forwarded of ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443", "2001:db8:1:2::8"]) {
+      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    const ipv4: number[] = [];
+    for (const forwarded of ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"]) {
+      ipv4.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+    }
+    expect(ipv4).toEqual([400, 400, 400, 429]);
   });
 
   it("the global relay ceiling protects the webhook with 429", async () => {

@@ -1,0 +1,32 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startApp, type RunningApp, type StartOptions } from "./app-server";
+import { StandIn } from "./stand-in";
+
+/**
+ * For a test file that starts built servers: one stand-in webhook/siteverify
+ * for the file, reset after each test, and every server a test started
+ * stopped after it. `baseEnv` is what each server gets unless a test says otherwise.
+ */
+export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, string>) {
+  const standIn = new StandIn();
+  const running: RunningApp[] = [];
+
+  beforeAll(async () => {
+    await standIn.start();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((app) => app.stop()));
+    standIn.reset();
+  });
+  afterAll(async () => {
+    await standIn.stop();
+  });
+
+  async function start(env: Record<string, string> = {}, options?: StartOptions): Promise<RunningApp> {
+    const app = await startApp({ ...baseEnv(standIn), ...env }, options);
+    running.push(app);
+    return app;
+  }
+
+  return { standIn, start };
+}

@@ -1,0 +1,218 @@
+import { describe, expect, it } from "vitest";
+import type { RunningApp } from "../support/app-server";
+import { builtServerSuite } from "../support/built-server-suite";
+import { solveQuestion } from "../support/challenge";
+import { postSignup } from "../support/signup-form";
+
+/**
+ * A bot author's attempts against the built server, each judged by what the
+ * webhook received and what a genuine visitor got. hCaptcha is on (siteverify
+ * stand-in); the fallback question is the cheap way in a bot will try.
+ */
+
+const { standIn, start } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  HCAPTCHA_SECRET: "0xsecret",
+  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+  SIGNUP_SECRET: "abuse-suite-secret-0123456789abcdef0",
+  SIGNUP_MIN_SUBMIT_MS: "0",
+}));
+
+type PageTokens = {
+  honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
+  challenge: { question: string; token: string } | null;
+};
+type Result = { ok: boolean; notice: { title: string; description: string }; challenge?: PageTokens["challenge"] };
+
+/** What a scraper reads off the page: the bot-trap fields and the question. */
+async function scrape(app: RunningApp): Promise<PageTokens> {
+  return (await (await fetch(`${app.origin}/?_data=routes%2F_index`)).json()) as PageTokens;
+}
+
+function pageFields(tokens: PageTokens): Record<string, string> {
+  const { honeypot } = tokens;
+  return { [honeypot.nameFieldName]: "", [honeypot.validFromFieldName]: honeypot.encryptedValidFrom };
+}
+
+async function send(app: RunningApp, fields: Record<string, string>, client: string): Promise<{ status: number; result: Result }> {
+  const response = await fetch(`${app.origin}/?index&_data=routes%2F_index`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client },
+    body: new URLSearchParams(fields),
+  });
+  return { status: response.status, result: (await response.json()) as Result };
+}
+
+/** Answers the page's question for `email`: rightly, unless told what to answer or which token to send. */
+function answerQuestion(
+  app: RunningApp,
+  tokens: PageTokens,
+  email: string,
+  { token = tokens.challenge!.token, answer = String(solveQuestion(tokens.challenge!.question)), client = "" } = {},
+) {
+  return send(app, { ...pageFields(tokens), email, challengeToken: token, challengeAnswer: answer }, client);
+}
+
+const relayed = () => standIn.received.webhook.map((hit) => (hit.body as { email: string }).email);
+
+describe("junk never locks a genuine visitor out", () => {
+  it("30 concurrent forged-token posts for 3 s do not spend the relay ceiling: the real visitor is relayed", async () => {
+    const app = await start({ TRUST_PROXY: "1", RELAY_LIMIT_PER_SECOND: "2" });
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    const tokens = await scrape(app);
+    const until = Date.now() + 3_000;
+    let forged = 0;
+    const bot = async (worker: number) => {
+      while (Date.now() < until) {
+        forged += 1;
+        const address = `198.51.${worker}.${forged % 250}`;
+        await send(app, { ...pageFields(tokens), email: `bot${forged}@exemplo.com`, hcaptchaToken: `forged-${forged}` }, address);
+      }
+    };
+    const flood = Promise.all(Array.from({ length: 30 }, (_, worker) => bot(worker)));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const visitor = await send(
+      app,
+      { ...pageFields(tokens), email: "pessoa@exemplo.com.br", hcaptchaToken: "genuine-1" },
+      "203.0.113.50",
+    );
+    await flood;
+
+    expect(visitor.status).toBe(200);
+    expect(visitor.result.notice.title).toBe("Cadastro realizado!");
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+    expect(forged).toBeGreaterThan(100);
+  });
+});
+
+describe("the fallback question has a small budget of its own", () => {
+  it("a scripted solver relays at most the budget; the rest are told to wait or use the captcha, and hCaptcha visitors are unaffected", async () => {
+    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "3" });
+    let tokens = await scrape(app);
+    const answers: Array<{ status: number; title: string }> = [];
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const { status, result } = await answerQuestion(app, tokens, `alvo${attempt}@exemplo.com`, {
+        client: `198.51.100.${attempt}`,
+      });
+      answers.push({ status, title: result.notice.title });
+      // A solver takes every new question it is handed.
+      if (result.challenge) tokens = { ...tokens, challenge: result.challenge };
+    }
+
+    expect(relayed()).toHaveLength(3);
+    const relayedAnswer = { status: 200, title: "Cadastro realizado!" };
+    const budgetSpent = { status: 429, title: "Muitos cadastros sem captcha" };
+    // The first question's three correct answers are relayed; the fourth finds it spent and
+    // gets a new question, whose correct answers then meet the spent budget.
+    expect(answers).toEqual([
+      relayedAnswer,
+      relayedAnswer,
+      relayedAnswer,
+      { status: 400, title: "Pergunta expirada" },
+      ...Array(8).fill(budgetSpent),
+    ]);
+    const { result } = await send(app, { ...pageFields(tokens), email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
+    expect(result.notice.title).toBe("Cadastro realizado!");
+    expect(relayed()).toContain("pessoa@exemplo.com.br");
+  });
+
+  it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
+    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "1" });
+    const tokens = await scrape(app);
+    const challenge = tokens.challenge!;
+    const fields = (email: string) => ({
+      ...pageFields(tokens),
+      email,
+      challengeToken: challenge.token,
+      challengeAnswer: String(solveQuestion(challenge.question)),
+    });
+    expect((await send(app, fields("um@exemplo.com"), "203.0.113.1")).status).toBe(200);
+    const refused = await postSignup(app.origin, fields("dois@exemplo.com"));
+    expect(refused.status).toBe(429);
+    const html = await refused.text();
+    expect(html).toContain(
+      "Recebemos muitos cadastros pela pergunta de verificação agora. Tente de novo em alguns minutos, ou ative o JavaScript para usar o captcha.",
+    );
+    expect(html).toContain('value="dois@exemplo.com"');
+  });
+});
+
+describe("questions are expensive to farm", () => {
+  it("only a post carrying the page's fields earns a new question", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const plain = await fetch(`${app.origin}/?index&_data=routes%2F_index`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "email=ana@exemplo.com",
+    });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as Result).challenge).toBeUndefined();
+    const noFields = await send(app, { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" }, "");
+    expect(noFields.result.challenge).toBeUndefined();
+    const fromPage = await send(app, { ...pageFields(tokens), email: "ana@", hcaptchaToken: "t" }, "");
+    expect(fromPage.status).toBe(400);
+    expect(fromPage.result.challenge?.question).toMatch(/^Quanto é /);
+  });
+
+  it("wrong answers do not burn the question everybody of that second shares", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const wrongAnswer = String(solveQuestion(tokens.challenge!.question) + 1);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const wrong = await answerQuestion(app, tokens, `bot${attempt}@exemplo.com`, { answer: wrongAnswer });
+      expect(wrong.result.notice.title).toBe("Resposta incorreta");
+    }
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
+    expect(person.status).toBe(200);
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
+  it("forged question ids are refused before any bookkeeping, and a genuine question still works after thousands", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const [, expiry] = tokens.challenge!.token.split(".");
+    const forgeries = Array.from({ length: 2_000 }, (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`);
+    for (let start = 0; start < forgeries.length; start += 100) {
+      const batch = forgeries
+        .slice(start, start + 100)
+        .map((token) => answerQuestion(app, tokens, "bot@exemplo.com", { token, answer: "7" }));
+      for (const { status } of await Promise.all(batch)) expect(status).toBe(400);
+    }
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
+    expect(person.status).toBe(200);
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
+  it("other spellings of a token's expiry are refused: one question relays one address once", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const [id, expiry, mac] = tokens.challenge!.token.split(".") as [string, string, string];
+    const post = (token: string) => answerQuestion(app, tokens, "ana@exemplo.com.br", { token });
+    for (const spelling of [`0${expiry}`, `+${expiry}`, `${expiry}e0`, `${expiry}.0`, ` ${expiry}`]) {
+      const { status, result } = await post(`${id}.${spelling}.${mac}`);
+      expect(status).toBe(400);
+      expect(result.notice.title).toBe("Pergunta expirada");
+    }
+    expect((await post(tokens.challenge!.token)).status).toBe(200);
+    expect((await post(tokens.challenge!.token)).status).toBe(200); // the replay answers success again, without relaying
+    expect(relayed()).toEqual(["ana@exemplo.com.br"]);
+  });
+});
+
+describe("tracking parameters cost nothing", () => {
+  it("campaign links get the shared render, with no click id in it", async () => {
+    const app = await start();
+    const etags = new Set<string>();
+    for (const query of ["", "?fbclid=IwAR1abc", "?gclid=Cj0KCQ", "?utm_source=newsletter&utm_campaign=lancamento", "?fbclid=IwAR2xyz"]) {
+      const response = await fetch(`${app.origin}/${query}`);
+      expect(response.status).toBe(200);
+      etags.add(response.headers.get("etag")!);
+      const html = await response.text();
+      expect(html).not.toMatch(/fbclid|gclid|utm_/);
+      expect(html).toContain('action="/?index"');
+    }
+    // One render shared by all five (two if the one-second render expired in between).
+    expect(etags.size).toBeLessThanOrEqual(2);
+  });
+});
