@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the server's figures, side by side on this machine, loopback only.
  *   GET /     (a) our server (remix-serve), (b) bare node:http answering the same bytes
- *             from memory, (c) nginx serving the same bytes from disk (when installed)
+ *             from memory, (c) nginx serving the same bytes from disk (when installed);
+ *             and our server with a unique `fbclid` per request (a campaign link)
  *   sign-up   added latency over the webhook's own round trip (one at a time), and
  *             throughput at 50 concurrent
  *   cold start  process start to the first 200 on /
@@ -41,11 +42,19 @@ function wrkLatency(output: string, label: string): number {
   return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
 }
 
-async function load(url: string): Promise<LoadResult> {
+/** Each request of a run asks for `/?fbclid=<unique>`, as the visitors of a campaign link do. */
+const UNIQUE_CLICK_ID_LUA = `counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", "/?fbclid=IwAR" .. counter .. "x" .. math.random(1000000000))
+end`;
+
+async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadResult> {
   const wrk = which("wrk");
   if (wrk) {
-    const args = ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", "-H", `Accept-Encoding: ${ACCEPT}`, url];
-    execFileSync(wrk, ["-t1", `-c${CONNECTIONS}`, "-d2s", "-H", `Accept-Encoding: ${ACCEPT}`, url]); // warm-up
+    const script = uniqueClickIds ? ["-s", writeTempFile("click-ids.lua", UNIQUE_CLICK_ID_LUA)] : [];
+    const args = ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...script, "-H", `Accept-Encoding: ${ACCEPT}`, url];
+    execFileSync(wrk, ["-t1", `-c${CONNECTIONS}`, "-d2s", ...script, "-H", `Accept-Encoding: ${ACCEPT}`, url]); // warm-up
     const output = execFileSync(wrk, args, { encoding: "utf8" });
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
     return {
@@ -56,7 +65,15 @@ async function load(url: string): Promise<LoadResult> {
       non2xx,
     };
   }
-  const options = { url, connections: CONNECTIONS, headers: { "accept-encoding": ACCEPT } };
+  let clickId = 0;
+  const options = {
+    url,
+    connections: CONNECTIONS,
+    headers: { "accept-encoding": ACCEPT },
+    requests: uniqueClickIds
+      ? [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: `/?fbclid=IwAR${++clickId}` }) }]
+      : undefined,
+  };
   await autocannon({ ...options, duration: 2 });
   const result = await autocannon({ ...options, duration: SECONDS });
   return {
@@ -66,6 +83,12 @@ async function load(url: string): Promise<LoadResult> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
   };
+}
+
+function writeTempFile(name: string, text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "bench-script-")), name);
+  writeFileSync(file, text);
+  return file;
 }
 
 function spawnChild(command: string, args: string[], options: Parameters<typeof spawn>[2] = {}): ChildProcess {
@@ -166,6 +189,7 @@ async function main() {
       ["(b) bare node:http, same bytes", await load(bareUrl)],
       ["(c) nginx, same bytes from disk", nginxUrl ? await load(nginxUrl) : null],
       ["    our server, /healthz (pipeline floor)", await load(`${app.origin}/healthz`)],
+      ["    our server, /?fbclid=<unique per request>", await load(`${app.origin}/`, { uniqueClickIds: true })],
     ];
 
     const webhookUrl = rig.standInOrigin + WEBHOOK_PATH;
@@ -184,7 +208,7 @@ async function main() {
     const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
     const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
 
-    const [a, b, c] = rows.map(([, result]) => result);
+    const [a, b, c, , campaign] = rows.map(([, result]) => result);
     const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
     console.log(`\nGET / with Accept-Encoding: ${ACCEPT}, ${CONNECTIONS} connections, ${SECONDS} s each, tool: ${a!.tool}`);
     console.log("| server | req/s | p50 ms | p99 ms | non-2xx |");
@@ -194,6 +218,7 @@ async function main() {
       else console.log(`| ${name} | ${fmt(result.perSecond)} | ${fmt(result.p50, 2)} | ${fmt(result.p99, 2)} | ${result.non2xx} |`);
     }
     console.log(`\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}`);
+    console.log(`unique fbclid / plain / = ${fmt(campaign!.perSecond / a!.perSecond, 3)}`);
     console.log("\n| sign-up | figure |");
     console.log("|---|---:|");
     console.log(`| webhook round trip alone, p50 (one at a time) | ${fmt(direct, 2)} ms |`);
