@@ -5,6 +5,7 @@ import { verifyCaptcha } from "./captcha.server";
 import { ChallengeBook } from "./challenge.server";
 import { clientAddress, clientKey } from "./client-address.server";
 import type { Env } from "./env.server";
+import { normalizeEmail } from "./email.server";
 import { admitSignup } from "./graceful-stop.server";
 import { BotTrap } from "./honeypot.server";
 import { logEvent, maskEmail } from "./log.server";
@@ -38,19 +39,12 @@ export type FormTokens = { honeypot: HoneypotInputProps; challenge: Challenge | 
 
 export type SignupResponse = { status: number; result: SignupResult };
 
-/** The spec's pattern: non-space characters, one "@", a dot-separated domain; no invisible characters. */
-const EMAIL_PATTERN = /^[^\s@\p{C}]+@[^\s@.\p{C}]+(?:\.[^\s@.\p{C}]+)+$/u;
-const MAX_EMAIL_LENGTH = 254;
 /** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
 const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
 /** How long one set of form tokens is handed out: the page cache shares a render this long. */
 const FORM_TOKENS_TTL_MS = 1000;
 /** The automation gets the browser's identification, not an unbounded header. */
 const MAX_USER_AGENT_LENGTH = 1024;
-
-function isValidEmail(email: string): boolean {
-  return email.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(email);
-}
 
 /** What happened to one submission once it passed the cheap checks: verified and relayed, or why not. */
 type Attempt = { ok: true } | { ok: false; status: number; notice: Notice; log: string };
@@ -204,7 +198,6 @@ export function createSignup(settings: SignupSettings) {
     };
     // Echo what was typed (bounded: the field is capped at 254 characters anyway).
     typedEmail = field(FIELD.email).slice(0, 512);
-    const email = typedEmail.trim();
     if (!admitted) {
       // A stop is under way and this one could not finish before it: another instance, or this one restarted, will.
       return respond(503, messages.restarting, { outcome: "stopping" });
@@ -226,7 +219,9 @@ export function createSignup(settings: SignupSettings) {
       return respond(400, messages.formExpired, { outcome: "form-expired", detail: trap.why }, { freshHoneypot: true });
     }
 
-    if (!isValidEmail(email)) return respond(400, messages.invalidEmail, { outcome: "invalid-email" });
+    // One spelling per address (NFC, domain in lower case): what is relayed and de-duplicated.
+    const email = normalizeEmail(typedEmail);
+    if (email === null) return respond(400, messages.invalidEmail, { outcome: "invalid-email" });
 
     const captchaToken = field(FIELD.captchaToken).trim();
     const challengeAnswer = field(FIELD.challengeAnswer);

