@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-root.server";
+import { ConfigError, orExitOnConfigError } from "./config-error.server";
 import { DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "./graceful-stop.server";
 import { keptSecret } from "./kept-secret.server";
 
@@ -59,7 +60,6 @@ export type Settings = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SE
 
 export type Env = Settings & { SIGNUP_SECRET: string };
 
-export class ConfigError extends Error {}
 
 /** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
 export function slugify(text: string): string {
@@ -124,17 +124,8 @@ export function startupWarnings(env: Settings): string[] {
   return warnings;
 }
 
-function loadEnv(): Env {
-  try {
-    const settings = parseEnv(process.env);
-    for (const warning of startupWarnings(settings)) console.warn(`[config] warning: ${warning}`);
-    return withSignupSecret(settings);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    // One clear line for `docker logs`, then stop: a half-configured server must not serve.
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-
-export const env = loadEnv();
+export const env = orExitOnConfigError(() => {
+  const settings = parseEnv(process.env);
+  for (const warning of startupWarnings(settings)) console.warn(`[config] warning: ${warning}`);
+  return withSignupSecret(settings);
+});

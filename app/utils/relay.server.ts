@@ -1,5 +1,3 @@
-import { mkdir, open, type FileHandle } from "node:fs/promises";
-import { dirname } from "node:path";
 import { failureReason, postWithDeadline } from "./http-client.server";
 import { publicErrorText } from "./webhook-error-text.server";
 
@@ -16,8 +14,10 @@ export type RelayOutcome =
   | { ok: true }
   /** The webhook answered, but not with 2xx. */
   | { ok: false; kind: "status"; status: number; statusText: string; text: string }
-  /** No answer: refused, reset, timed out, or the local file could not be written. */
-  | { ok: false; kind: "unreachable"; reason: string };
+  /** No answer: refused, reset or timed out. */
+  | { ok: false; kind: "unreachable"; reason: string }
+  /** The local JSON-lines file could not take the line (disk full, unwritable). */
+  | { ok: false; kind: "sink"; reason: string };
 
 export type Relay = (submission: Submission) => Promise<RelayOutcome>;
 
@@ -45,37 +45,5 @@ export function webhookRelay(url: string, timeoutMs: number): Relay {
     } catch (error) {
       return { ok: false, kind: "unreachable", reason: failureReason(error) };
     }
-  };
-}
-
-/**
- * The embedded default when no webhook is configured: one JSON line per
- * sign-up, appended and fsync'ed before success is reported, so an
- * acknowledged sign-up survives a crash. Writes are serialised.
- */
-export function fileRelay(path: string): Relay {
-  let file: Promise<FileHandle> | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
-
-  const openFile = async () => {
-    await mkdir(dirname(path), { recursive: true });
-    return open(path, "a", 0o640);
-  };
-
-  return (submission) => {
-    const write = queue.then(async (): Promise<RelayOutcome> => {
-      try {
-        file ??= openFile();
-        const handle = await file;
-        await handle.write(`${JSON.stringify(submission)}\n`);
-        await handle.sync();
-        return { ok: true };
-      } catch (error) {
-        file = null;
-        return { ok: false, kind: "unreachable", reason: failureReason(error) };
-      }
-    });
-    queue = write;
-    return write;
   };
 }

@@ -10,9 +10,10 @@ import { admitSignup } from "./graceful-stop.server";
 import { BotTrap } from "./honeypot.server";
 import { logEvent, maskEmail } from "./log.server";
 import { RateLimiter } from "./rate-limit.server";
-import { fileRelay, webhookRelay, type RelayOutcome } from "./relay.server";
+import { webhookRelay, type RelayOutcome } from "./relay.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
+import { SignupSink } from "./signup-sink.server";
 
 export type SignupSettings = Pick<
   Env,
@@ -57,9 +58,8 @@ type Attempt = { ok: true } | { ok: false; status: number; notice: Notice; log: 
  * Each call answers a status and the result the form shows, and logs one line.
  */
 export function createSignup(settings: SignupSettings) {
-  const relay = settings.WEBHOOK_URL
-    ? webhookRelay(settings.WEBHOOK_URL, settings.WEBHOOK_TIMEOUT_MS)
-    : fileRelay(settings.SIGNUPS_FILE);
+  const sink = settings.WEBHOOK_URL ? null : new SignupSink(settings.SIGNUPS_FILE);
+  const relay = sink?.append ?? webhookRelay(settings.WEBHOOK_URL!, settings.WEBHOOK_TIMEOUT_MS);
   const botTrap = new BotTrap(settings.SIGNUP_SECRET, settings.SIGNUP_MIN_SUBMIT_MS);
   const challenges = settings.NOJS_CHALLENGE === "on" ? new ChallengeBook(settings.SIGNUP_SECRET) : null;
   const perClient = new RateLimiter(settings.RATE_LIMIT_PER_MINUTE, 60_000);
@@ -258,7 +258,10 @@ export function createSignup(settings: SignupSettings) {
     return respond(outcome.status, outcome.notice, { outcome: outcome.log }, { resetCaptcha: Boolean(captchaToken) });
   }
 
-  return { handle, formTokens };
+  /** Whether sign-ups can be taken now: a webhook is not probed, the local file is. */
+  const healthy = async (): Promise<boolean> => (sink ? sink.healthy() : true);
+
+  return { handle, formTokens, healthy };
 }
 
 function failure(description: string): Notice {
@@ -275,5 +278,6 @@ function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): Attempt {
       log: `webhook-status-${outcome.status}`,
     };
   }
-  return { ok: false, status: 502, notice: failure(messages.failureFallback), log: `webhook-unreachable-${outcome.reason}` };
+  const where = outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable";
+  return { ok: false, status: 502, notice: failure(messages.failureFallback), log: `${where}-${outcome.reason}` };
 }

@@ -29,13 +29,20 @@ export type StartOptions = {
   cwd?: string;
   /** The port to wait on when `env` chooses it itself (PORT unset or empty). */
   expectPort?: number;
+  /** A limit on the size of any file the server writes (`ulimit -f`), standing in for a full disk. */
+  fileSizeLimitKiB?: number;
 };
 
 /** Starts the built site with remix-serve, as `npm start` does, and waits for /healthz. */
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
   const port = options.expectPort ?? (await freePort());
-  const child = spawn(process.execPath, [SERVE_CLI, BUILD], {
+  const command = [process.execPath, SERVE_CLI, BUILD];
+  const [program, ...args] =
+    options.fileSizeLimitKiB === undefined
+      ? command
+      : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...command];
+  const child = spawn(program!, args, {
     cwd: options.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH ?? "",

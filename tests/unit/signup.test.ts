@@ -529,12 +529,12 @@ describe("the embedded default: a JSON-lines file when no webhook is configured"
     expect(new Set(emails).size).toBe(40);
   });
 
-  it("a file that cannot be written is a failure the visitor is told about", async () => {
+  it("a file that cannot be opened for appending is refused when the pipeline is built", async () => {
     const notAFolder = join(dir, "not-a-folder");
     await writeFile(notAFolder, "");
-    const signup = makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: join(notAFolder, "signups.jsonl") });
-    const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: "tok" });
-    expect(status).toBe(502);
-    expect(result.notice).toEqual(FALLBACK);
+    const file = join(notAFolder, "signups.jsonl");
+    expect(() => makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file })).toThrowError(
+      `Invalid configuration: SIGNUPS_FILE cannot be opened for appending (EEXIST: ${file})`,
+    );
   });
 });
