@@ -63,6 +63,8 @@ export const content = {
   },
   steps: {
     title: "Como vai funcionar",
+    /** Read by screen readers before each step's title. */
+    stepLabel: (number: number) => `Passo ${number}: `,
     items: [
       {
         title: "Conecte seus planos",
@@ -130,6 +132,15 @@ export const content = {
       title: "Muitos cadastros sem captcha",
       description:
         "Recebemos muitos cadastros pela pergunta de verificação agora. Tente de novo em alguns minutos, ou ative o JavaScript para usar o captcha.",
+    },
+    questionUnavailable: {
+      title: "Cadastro sem captcha indisponível",
+      description:
+        "Não conseguimos conferir sua resposta agora. Tente de novo em alguns minutos, ou ative o JavaScript para usar o captcha.",
+    },
+    storeUnavailable: {
+      title: "Cadastro indisponível no momento",
+      description: "Não conseguimos registrar seu cadastro agora. Aguarde alguns segundos e envie de novo.",
     },
     unreadable: {
       title: "Envio inválido",

@@ -1,6 +1,7 @@
 import { content, SIGNUP_SECTION_ID } from "~/content";
 import { Icon } from "./icons";
-import { SignupForm, type SignupFormProps } from "./SignupForm";
+import { SignupForm, type SignupFormProps } from "./signup-form";
+import { SectionHeading } from "./section-heading";
 
 export function SignupSection(props: SignupFormProps) {
   const { signup } = content;
@@ -8,10 +9,7 @@ export function SignupSection(props: SignupFormProps) {
     <section id={SIGNUP_SECTION_ID} aria-labelledby="signup-title" className="scroll-mt-4 bg-white">
       <div className="mx-auto grid max-w-6xl gap-10 px-4 py-16 sm:px-6 sm:py-24 lg:grid-cols-2 lg:items-start">
         <div>
-          <h2 id="signup-title" className="text-3xl font-bold tracking-tight sm:text-4xl">
-            {signup.title}
-          </h2>
-          <p className="mt-4 text-lg text-ink-600">{signup.lead}</p>
+          <SectionHeading id="signup-title" title={signup.title} lead={signup.lead} />
           <ul className="mt-6 space-y-3">
             {signup.perks.map((perk) => (
               <li key={perk} className="flex items-center gap-3 font-medium">

@@ -4,11 +4,11 @@ import type { HoneypotInputProps } from "remix-utils/honeypot/server";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { content, EMAIL_INPUT_ID } from "~/content";
 import { FIELD, type Challenge, type SignupResult } from "~/signup-result";
-import { ChallengeField } from "./ChallengeField";
-import { HoneypotFields } from "./HoneypotFields";
+import { ChallengeField } from "./challenge-field";
+import { HoneypotFields } from "./honeypot-fields";
 
 /** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
-const SignupEnhancements = lazy(() => import("./SignupEnhancements"));
+const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 
 /** How far below the viewport the form may be when its enhancements start loading. */
 const PRELOAD_MARGIN = "400px";

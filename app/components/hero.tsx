@@ -23,7 +23,10 @@ export function Hero() {
             </li>
           ))}
         </ul>
-        <h1 id="hero-title" className="mt-6 max-w-3xl text-4xl font-extrabold leading-tight tracking-tight sm:text-5xl lg:text-6xl">
+        <h1
+          id="hero-title"
+          className="mt-6 max-w-3xl text-4xl font-extrabold leading-tight tracking-tight sm:text-5xl lg:text-6xl"
+        >
           {hero.title}
         </h1>
         <p className="mt-6 max-w-2xl text-lg leading-relaxed text-brand-100">{hero.lead}</p>

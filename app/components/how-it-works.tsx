@@ -1,13 +1,12 @@
 import { content } from "~/content";
+import { SectionHeading } from "./section-heading";
 
 export function HowItWorks() {
   const { steps } = content;
   return (
     <section aria-labelledby="steps-title" className="bg-brand-50">
       <div className="mx-auto max-w-6xl px-4 py-16 sm:px-6 sm:py-24">
-        <h2 id="steps-title" className="text-3xl font-bold tracking-tight sm:text-4xl">
-          {steps.title}
-        </h2>
+        <SectionHeading id="steps-title" title={steps.title} />
         <ol className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
           {steps.items.map((step, index) => (
             <li key={step.title} className="rounded-2xl bg-white p-6 shadow-sm">
@@ -18,7 +17,7 @@ export function HowItWorks() {
                 {index + 1}
               </span>
               <h3 className="mt-4 text-lg font-semibold">
-                <span className="sr-only">Passo {index + 1}: </span>
+                <span className="sr-only">{steps.stepLabel(index + 1)}</span>
                 {step.title}
               </h3>
               <p className="mt-2 leading-relaxed text-ink-600">{step.text}</p>

@@ -1,15 +1,13 @@
 import { content } from "~/content";
 import { Icon } from "./icons";
+import { SectionHeading } from "./section-heading";
 
 export function FeatureGrid() {
   const { features } = content;
   return (
     <section aria-labelledby="features-title" className="bg-white">
       <div className="mx-auto max-w-6xl px-4 py-16 sm:px-6 sm:py-24">
-        <h2 id="features-title" className="text-3xl font-bold tracking-tight sm:text-4xl">
-          {features.title}
-        </h2>
-        <p className="mt-4 max-w-2xl text-lg text-ink-600">{features.lead}</p>
+        <SectionHeading id="features-title" title={features.title} lead={features.lead} />
         <ul className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
           {features.items.map((feature) => (
             <li key={feature.title} className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
