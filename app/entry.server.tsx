@@ -1,7 +1,7 @@
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server";
-import { InlineCssProvider } from "./components/InlineStylesheet";
+import { InlineCssProvider } from "./components/inline-stylesheet";
 import stylesheetUrl from "./tailwind.css";
 import { isHttps } from "./utils/client-address.server";
 import { env } from "./utils/env.server";
@@ -73,6 +73,13 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { request
 export const handleError: HandleErrorFunction = (error, { request }) => {
   // A visitor who closed the tab is not an error of ours.
   if (request.signal.aborted) return;
-  const { name, message, stack } = error instanceof Error ? error : { name: typeof error, message: String(error), stack: "" };
-  logEvent("server-error", { method: request.method, path: new URL(request.url).pathname, name, message, at: stack?.split("\n")[1]?.trim() });
+  const { name, message, stack } =
+    error instanceof Error ? error : { name: typeof error, message: String(error), stack: "" };
+  logEvent("server-error", {
+    method: request.method,
+    path: new URL(request.url).pathname,
+    name,
+    message,
+    at: stack?.split("\n")[1]?.trim(),
+  });
 };

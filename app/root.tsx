@@ -1,9 +1,9 @@
 import { json, type LinksFunction } from "@remix-run/node";
 import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { InlineStylesheet } from "~/components/InlineStylesheet";
+import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
-import { site } from "~/utils/site.server";
+import { site } from "~/utils/services.server";
 
 export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 

@@ -3,7 +3,7 @@ import { useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { content } from "~/content";
 import { logEvent } from "~/utils/log.server";
-import { site } from "~/utils/site.server";
+import { site } from "~/utils/services.server";
 
 export function loader({ request }: LoaderFunctionArgs) {
   const { pathname } = new URL(request.url);

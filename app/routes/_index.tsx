@@ -1,14 +1,14 @@
 import { json, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
-import { FeatureGrid } from "~/components/FeatureGrid";
-import { Hero } from "~/components/Hero";
-import { HowItWorks } from "~/components/HowItWorks";
-import { SiteHeader } from "~/components/SiteHeader";
-import { SignupSection } from "~/components/SignupSection";
-import { SiteFooter } from "~/components/SiteFooter";
+import { FeatureGrid } from "~/components/feature-grid";
+import { Hero } from "~/components/hero";
+import { HowItWorks } from "~/components/how-it-works";
+import { SiteHeader } from "~/components/site-header";
+import { SignupSection } from "~/components/signup-section";
+import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
 import type { loader as rootLoader } from "~/root";
-import { signup, site } from "~/utils/site.server";
+import { signup, site } from "~/utils/services.server";
 
 /** The landing page may be rendered once and shared for a moment (see page-cache.server.ts). */
 export const handle = { shareRender: true };

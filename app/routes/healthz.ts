@@ -1,4 +1,4 @@
-import { signup } from "~/utils/site.server";
+import { signup } from "~/utils/services.server";
 import { setSecurityHeaders } from "~/utils/security-headers.server";
 
 /**
@@ -9,6 +9,7 @@ import { setSecurityHeaders } from "~/utils/security-headers.server";
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
   setSecurityHeaders(headers, { https: false });
-  if (!(await signup.healthy())) return new Response("unavailable: SIGNUPS_FILE cannot be written", { status: 503, headers });
+  if (!(await signup.healthy()))
+    return new Response("unavailable: SIGNUPS_FILE cannot be written", { status: 503, headers });
   return new Response("ok", { headers });
 }

@@ -1,38 +1,52 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Challenge } from "~/signup-result";
+import type { Limit } from "./state/shared-state.server";
 
-const NUMBER_WORDS = [
-  "zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez",
-  "onze", "doze", "treze", "catorze", "quinze", "dezesseis", "dezessete", "dezoito", "dezenove", "vinte",
+export const NUMBER_WORDS = [
+  "zero",
+  "um",
+  "dois",
+  "três",
+  "quatro",
+  "cinco",
+  "seis",
+  "sete",
+  "oito",
+  "nove",
+  "dez",
+  "onze",
+  "doze",
+  "treze",
+  "catorze",
+  "quinze",
+  "dezesseis",
+  "dezessete",
+  "dezoito",
+  "dezenove",
+  "vinte",
 ];
 /** Spellings a visitor may type besides the canonical word. */
 const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
 
 export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
-/**
- * How many correct answers one question accepts. A rendered page is shared by
- * the visitors of the same second (see page-cache.server.ts), so "single use"
- * is per visitor: a handful of answers, never an unlimited supply for a bot.
- * Wrong answers are not counted, so nobody can burn a question others share.
- */
-const CHALLENGE_MAX_ANSWERS = 3;
 /** The one spelling of a token: 12-character id, expiry in milliseconds (13 digits), 43-character MAC. */
 const TOKEN_SHAPE = /^([A-Za-z0-9_-]{12})\.([1-9]\d{12})\.([A-Za-z0-9_-]{43})$/;
 
-const MAX_TRACKED_QUESTIONS = 100_000;
-
-export type ChallengeVerdict = "correct" | "wrong" | "expired";
+/** `unavailable`: the shared count of answers could not be asked (Redis away), so nothing is accepted. */
+export type ChallengeVerdict = "correct" | "wrong" | "expired" | "unavailable";
 
 /**
  * A question in Portuguese with a typed answer, for visitors without hCaptcha.
  * Stateless: the token carries an id, an expiry and an HMAC of the answer, so
- * any instance holding the same secret can check it. Only the count of answers
- * per id is remembered, in memory, until the question expires.
+ * any instance holding the same secret can check it. Only the count of correct
+ * answers per id is kept, in the shared state (`answers`: ANSWERS_PER_SHARED_QUESTION of shared-render.server.ts
+ * per id for CHALLENGE_TTL_MS), so the count holds across instances.
  */
 export class ChallengeBook {
-  private readonly answersById = new Map<string, { count: number; expiresAt: number }>();
-
-  constructor(private readonly secret: string) {}
+  constructor(
+    private readonly secret: string,
+    private readonly answers: Limit,
+  ) {}
 
   create(now = Date.now(), random: () => number = Math.random): Challenge {
     const left = 1 + Math.floor(random() * 9);
@@ -49,7 +63,7 @@ export class ChallengeBook {
    * Checks the answer against the token's MAC first; only a correct answer to
    * a genuine question is counted, so forged ids never reach the bookkeeping.
    */
-  verify(token: string, typedAnswer: string, now = Date.now()): ChallengeVerdict {
+  async verify(token: string, typedAnswer: string, now = Date.now()): Promise<ChallengeVerdict> {
     const match = TOKEN_SHAPE.exec(token);
     if (!match) return "expired";
     const [, id, expiresAtText, mac] = match as unknown as [string, string, string, string];
@@ -60,40 +74,24 @@ export class ChallengeBook {
     if (answer === null) return "wrong";
     const expected = Buffer.from(this.mac(id, expiresAt, answer));
     if (!timingSafeEqual(expected, Buffer.from(mac))) return "wrong";
-    return this.countAnswer(id, expiresAt, now) ? "correct" : "expired";
+    const counted = await this.answers.take(id);
+    return counted === "allowed" ? "correct" : counted === "limited" ? "expired" : "unavailable";
   }
 
   private mac(id: string, expiresAt: number, answer: number): string {
-    return createHmac("sha256", this.secret)
-      .update(`nojs-challenge:${id}:${expiresAt}:${answer}`)
-      .digest("base64url");
-  }
-
-  /** Counts one correct answer for `id`; false once the question has had its share. */
-  private countAnswer(id: string, expiresAt: number, now: number): boolean {
-    for (const [knownId, entry] of this.answersById) {
-      if (entry.expiresAt > now) break; // ids are inserted roughly in expiry order
-      this.answersById.delete(knownId);
-    }
-    if (this.answersById.size >= MAX_TRACKED_QUESTIONS) {
-      const oldest = this.answersById.keys().next();
-      if (!oldest.done) this.answersById.delete(oldest.value);
-    }
-    const entry = this.answersById.get(id) ?? { count: 0, expiresAt };
-    if (entry.count >= CHALLENGE_MAX_ANSWERS) return false;
-    entry.count += 1;
-    this.answersById.set(id, entry);
-    return true;
+    return createHmac("sha256", this.secret).update(`nojs-challenge:${id}:${expiresAt}:${answer}`).digest("base64url");
   }
 }
 
 /** "7", " sete ", "Três" → the number; anything else → null. */
 export function parseAnswer(typed: string): number | null {
-  const normalized = typed.trim().toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  const normalized = typed
+    .trim()
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "");
   if (/^\d{1,3}$/.test(normalized)) return Number(normalized);
-  const index = NUMBER_WORDS.findIndex(
-    (word) => word.normalize("NFD").replace(/[\u0300-\u036f]/g, "") === normalized,
-  );
+  const index = NUMBER_WORDS.findIndex((word) => word.normalize("NFD").replace(/[\u0300-\u036f]/g, "") === normalized);
   if (index !== -1) return index;
   return WORD_ALIASES[normalized] ?? null;
 }

@@ -38,7 +38,8 @@ export function normalizeAddress(raw: string): string | null {
   if (version !== 6) return null;
   const groups = expandIpv6(text.toLowerCase());
   const mapped = groups.slice(0, 6).join(":") === "0:0:0:0:0:ffff";
-  if (mapped) return [groups[6]!, groups[7]!].flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 255]).join(".");
+  if (mapped)
+    return [groups[6]!, groups[7]!].flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 255]).join(".");
   return groups.join(":");
 }
 

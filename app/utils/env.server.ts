@@ -8,8 +8,7 @@ import { keptSecret } from "./kept-secret.server";
 /** hCaptcha's public test key: the widget always passes, siteverify accepts it with the test secret. */
 const HCAPTCHA_TEST_SITE_KEY = "10000000-ffff-ffff-ffff-000000000001";
 
-const httpUrl = (what: string) =>
-  z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
+const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
 
 const wholeNumber = (min: number, max: number) =>
   z.coerce
@@ -18,39 +17,62 @@ const wholeNumber = (min: number, max: number) =>
     .min(min, { error: `must be a whole number from ${min} to ${max}` })
     .max(max, { error: `must be a whole number from ${min} to ${max}` });
 
-const schema = z.object({
-  NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
-  PORT: wholeNumber(1, 65535).optional(),
-  SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
-  CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
-  WEBHOOK_URL: httpUrl("the automation webhook").optional(),
-  WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(5_000),
-  SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
-  SIGNUP_SOURCE: z
-    .string()
-    .trim()
-    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, { error: "must be a slug: a-z, 0-9, '.', '_' or '-'" })
-    .optional(),
-  HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
-  HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
-  HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
-  HCAPTCHA_VERIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(3_000),
-  SIGNUP_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
-  SIGNUP_SECRET_FILE: z.string().trim().min(1).optional(),
-  NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
-  SIGNUP_MIN_SUBMIT_MS: wholeNumber(0, 2_000).default(1_500),
-  RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
-  RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
-  NOJS_RELAYS_PER_MINUTE: wholeNumber(1, 10_000).default(10),
-  TRUST_PROXY: wholeNumber(0, 10).default(0),
-}).refine(
-  // A sign-up accepted before SIGTERM must be answered before the drain ends (see graceful-stop).
-  (values) => values.HCAPTCHA_VERIFY_TIMEOUT_MS + values.WEBHOOK_TIMEOUT_MS <= SIGNUP_TIME_BUDGET_MS,
-  {
-    path: ["HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS"],
-    error: `must be at most ${SIGNUP_TIME_BUDGET_MS} ms, so a sign-up in flight is answered within the ${DRAIN_LIMIT_MS / 1000} s a stop waits (docker stop kills after 10 s)`,
-  },
-);
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    PORT: wholeNumber(1, 65535).optional(),
+    SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
+    CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
+    WEBHOOK_URL: httpUrl("the automation webhook").optional(),
+    WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(5_000),
+    SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
+    SIGNUP_SOURCE: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, { error: "must be a slug: a-z, 0-9, '.', '_' or '-'" })
+      .optional(),
+    HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
+    HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
+    HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
+    HCAPTCHA_VERIFY_TIMEOUT_MS: wholeNumber(100, 60_000).default(2_500),
+    SIGNUP_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+    SIGNUP_SECRET_FILE: z.string().trim().min(1).optional(),
+    NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
+    SIGNUP_MIN_SUBMIT_MS: wholeNumber(0, 2_000).default(1_500),
+    RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
+    RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
+    NOJS_RELAYS_PER_MINUTE: wholeNumber(1, 10_000).default(10),
+    TRUST_PROXY: wholeNumber(0, 10).default(0),
+    REDIS_URL: z
+      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL (credentials in the URL)" })
+      .optional(),
+    REDIS_TIMEOUT_MS: wholeNumber(10, 1_000).default(250),
+  })
+  .refine(
+    // A sign-up accepted before SIGTERM must be answered before the drain ends (see graceful-stop).
+    (values) => signupTimeBudgetMs(values) <= SIGNUP_TIME_BUDGET_MS,
+    {
+      path: ["HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS (+ REDIS_TIMEOUT_MS per Redis call)"],
+      error: `must be at most ${SIGNUP_TIME_BUDGET_MS} ms, so a sign-up in flight is answered within the ${DRAIN_LIMIT_MS / 1000} s a stop waits (docker stop kills after 10 s)`,
+    },
+  );
+
+/** Shared-state round trips one sign-up makes at most: with a captcha (limit, claim, ceiling, settle), with the question (two more). */
+const STORE_CALLS = { captcha: 4, question: 6 };
+
+/** The longest one sign-up's outgoing calls may take: siteverify, the webhook and each Redis round trip. */
+export function signupTimeBudgetMs(values: {
+  HCAPTCHA_VERIFY_TIMEOUT_MS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  REDIS_URL?: string;
+  REDIS_TIMEOUT_MS: number;
+}): number {
+  const store = values.REDIS_URL ? values.REDIS_TIMEOUT_MS : 0;
+  return Math.max(
+    values.HCAPTCHA_VERIFY_TIMEOUT_MS + values.WEBHOOK_TIMEOUT_MS + STORE_CALLS.captcha * store,
+    values.WEBHOOK_TIMEOUT_MS + STORE_CALLS.question * store,
+  );
+}
 
 export type Settings = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SECRET_FILE"> & {
   SIGNUP_SOURCE: string;
@@ -59,7 +81,6 @@ export type Settings = Omit<z.infer<typeof schema>, "SIGNUP_SOURCE" | "SIGNUP_SE
 };
 
 export type Env = Settings & { SIGNUP_SECRET: string };
-
 
 /** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
 export function slugify(text: string): string {
@@ -76,9 +97,7 @@ export function slugify(text: string): string {
  * container behaves like leaving the variable out.
  */
 export function parseEnv(source: Record<string, string | undefined>): Settings {
-  const present = Object.fromEntries(
-    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
-  );
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -118,8 +137,13 @@ export function startupWarnings(env: Settings): string[] {
   }
   if (!env.SIGNUP_SECRET) {
     warnings.push(
-      `SIGNUP_SECRET is not set: the one kept in ${env.SIGNUP_SECRET_FILE} is used (several instances need one SIGNUP_SECRET)`,
+      env.REDIS_URL
+        ? "SIGNUP_SECRET is not set: instances agree on one generated secret kept in Redis"
+        : `SIGNUP_SECRET is not set: the one kept in ${env.SIGNUP_SECRET_FILE} is used (several instances need REDIS_URL or one SIGNUP_SECRET)`,
     );
+  }
+  if (!env.REDIS_URL) {
+    warnings.push("REDIS_URL is not set: limits and the replay guard live in this process (one instance only)");
   }
   return warnings;
 }
@@ -127,5 +151,5 @@ export function startupWarnings(env: Settings): string[] {
 export const env = orExitOnConfigError(() => {
   const settings = parseEnv(process.env);
   for (const warning of startupWarnings(settings)) console.warn(`[config] warning: ${warning}`);
-  return withSignupSecret(settings);
+  return settings;
 });

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { documentCsp, setSecurityHeaders } from "./security-headers.server";
+import { SHARED_RENDER_MS } from "./shared-render.server";
 
 type Encoding = "br" | "gzip" | "identity";
 
@@ -8,7 +10,6 @@ type RenderedPage = {
   bodies: Record<Encoding, Uint8Array<ArrayBuffer>>;
   etag: string;
   csp: string;
-  expiresAt: number;
 };
 
 export type DocumentRequest = {
@@ -24,7 +25,7 @@ export type DocumentRequest = {
 
 /**
  * Turns a render into the document response. A shareable render (the landing
- * page on GET, no form result) is made once per `ttlMs` per path and kept
+ * page on GET, no form result) is made once per SHARED_RENDER_MS per path and kept
  * compressed as brotli and gzip, so most visitors cost no rendering and no
  * compression, whatever query string the link carried; its ETag answers
  * conditional requests with 304. Values that change per render (honeypot
@@ -32,12 +33,13 @@ export type DocumentRequest = {
  * within that time.
  */
 export class PageCache {
-  private readonly pages = new Map<string, RenderedPage>();
-
-  constructor(
-    private readonly ttlMs = 1000,
-    private readonly maxPages = 64,
-  ) {}
+  /** Few paths are shareable (the landing page); the bound only guards against surprises. */
+  private readonly pages = new LRUCache<string, RenderedPage>({
+    max: 64,
+    ttl: SHARED_RENDER_MS,
+    // The wall clock, like the form tokens rendered into the page.
+    perf: { now: () => Date.now() },
+  });
 
   respond(document: DocumentRequest): Response {
     const { request, shareable } = document;
@@ -45,12 +47,9 @@ export class PageCache {
 
     // One render per path: what may be shared depends on no query parameter (see entry.server.tsx).
     const key = new URL(request.url).pathname;
-    const now = Date.now();
     let page = this.pages.get(key);
-    if (!page || page.expiresAt <= now) {
-      page = this.renderPage(document, now);
-      this.pages.delete(key);
-      if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
+    if (!page) {
+      page = this.renderPage(document);
       this.pages.set(key, page);
     }
 
@@ -60,7 +59,12 @@ export class PageCache {
     headers.set("ETag", page.etag);
     headers.set("Vary", "Accept-Encoding");
     setSecurityHeaders(headers, { csp: page.csp, https: document.https });
-    if (request.headers.get("if-none-match")?.split(/\s*,\s*/).includes(page.etag)) {
+    if (
+      request.headers
+        .get("if-none-match")
+        ?.split(/\s*,\s*/)
+        .includes(page.etag)
+    ) {
       return new Response(null, { status: 304, headers });
     }
     const encoding = preferredEncoding(request.headers.get("accept-encoding"));
@@ -70,7 +74,7 @@ export class PageCache {
     return new Response(body, { status: document.status, headers });
   }
 
-  private renderPage(document: DocumentRequest, now: number): RenderedPage {
+  private renderPage(document: DocumentRequest): RenderedPage {
     const html = `<!DOCTYPE html>${document.render()}`;
     const identity = new TextEncoder().encode(html);
     return {
@@ -85,7 +89,6 @@ export class PageCache {
       },
       etag: `W/"${createHash("sha1").update(identity).digest("base64url")}"`,
       csp: documentCsp(html, { development: document.development }),
-      expiresAt: now + this.ttlMs,
     };
   }
 
@@ -95,7 +98,10 @@ export class PageCache {
     const headers = new Headers(document.headers);
     headers.set("Content-Type", "text/html; charset=utf-8");
     headers.set("Cache-Control", "no-store");
-    setSecurityHeaders(headers, { csp: documentCsp(html, { development: document.development }), https: document.https });
+    setSecurityHeaders(headers, {
+      csp: documentCsp(html, { development: document.development }),
+      https: document.https,
+    });
     return new Response(html, { status: document.status, headers });
   }
 }

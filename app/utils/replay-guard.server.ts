@@ -1,43 +1,96 @@
-import { createHash } from "node:crypto";
-import { ExpiringSet } from "./expiring-set.server";
+import { createHash, randomBytes } from "node:crypto";
+import { logEvent } from "./log.server";
+import type { Ledger } from "./state/shared-state.server";
 
-const ONE_HOUR_MS = 60 * 60 * 1000;
+/** How often a submission in flight on another instance is looked up while waiting for its outcome. */
+const POLL_MS = 50;
+
+export type OnceResult<Outcome> =
+  | { kind: "done"; outcome: Outcome; duplicate: boolean }
+  /** The ledger could not be asked, or the instance relaying this submission vanished: nothing was relayed here. */
+  | { kind: "unavailable"; why: string };
 
 /**
- * Makes relaying idempotent: a submission (e-mail + the proof that came with
- * it) that was relayed once answers success again without a second relay,
- * whether it arrives after the first finished (refresh, retry) or while it is
- * still in flight (double click). Only a hash of the pair is kept.
+ * Makes relaying idempotent across instances: a submission (e-mail + the
+ * proof that came with it) that was relayed once answers success again
+ * without a second relay, whether it arrives after the first finished
+ * (refresh, retry) or while it is still in flight (double click, a load
+ * balancer's retry to another instance). Duplicates in this process share
+ * the first one's promise; duplicates on other instances wait for its
+ * outcome in the ledger and never relay on their own. Only a hash is kept.
  */
 export class ReplayGuard<Outcome extends { ok: boolean }> {
-  private readonly relayed: ExpiringSet;
-  private readonly inFlight = new Map<string, Promise<Outcome>>();
+  private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
 
-  constructor(ttlMs = ONE_HOUR_MS, maxEntries = 200_000) {
-    this.relayed = new ExpiringSet(ttlMs, maxEntries);
-  }
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly options: {
+      /** How long a claim holds: at least the longest a relay can take. */
+      holdMs: number;
+      /** What a duplicate of a relayed submission answers. */
+      relayed: Outcome;
+    },
+  ) {}
 
   static keyOf(email: string, proof: string): string {
     return createHash("sha256").update(`${email.toLowerCase()}\n${proof}`).digest("base64url");
   }
 
-  /** `true` when this key was already relayed successfully. */
-  wasRelayed(key: string): boolean {
-    return this.relayed.has(key);
+  /** Runs `relay` once per key across every instance; duplicates get its outcome. */
+  once(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
+    const shared = this.inFlight.get(key);
+    if (shared) {
+      return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
+    }
+    const run = this.claimAndRelay(key, relay).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, run);
+    return run;
   }
 
-  /** Runs `relay` once per key at a time; concurrent duplicates share its outcome. */
-  async once(key: string, relay: () => Promise<Outcome>): Promise<{ outcome: Outcome; duplicate: boolean }> {
-    const running = this.inFlight.get(key);
-    if (running) return { outcome: await running, duplicate: true };
-    const attempt = relay();
-    this.inFlight.set(key, attempt);
+  private async claimAndRelay(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
+    const holder = randomBytes(9).toString("base64url");
+    let claim: Awaited<ReturnType<Ledger["claim"]>>;
     try {
-      const outcome = await attempt;
-      if (outcome.ok) this.relayed.add(key);
-      return { outcome, duplicate: false };
-    } finally {
-      this.inFlight.delete(key);
+      claim = await this.ledger.claim(key, this.options.holdMs, holder);
+    } catch (error) {
+      // A claim that timed out may still be applied once Redis answers again: undo it, or the
+      // visitor's retry would wait on a relay that never happens.
+      this.ledger.release(key, holder).catch(() => undefined);
+      return { kind: "unavailable", why: `ledger: ${reason(error)}` };
     }
+    if (claim === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
+    if (claim === "in-flight") return this.outcomeOfAnother(key);
+
+    const outcome = await relay();
+    try {
+      await this.ledger.settle(key, outcome.ok ? { ok: true } : { ok: false, outcome: JSON.stringify(outcome) });
+    } catch (error) {
+      // The relay happened and its visitor is answered; only the memory of it is lost.
+      logEvent("ledger-settle-failed", { ok: outcome.ok, reason: reason(error) });
+    }
+    return { kind: "done", outcome, duplicate: false };
   }
+
+  /** Waits, at most as long as a claim holds, for the instance relaying `key` to settle it. */
+  private async outcomeOfAnother(key: string): Promise<OnceResult<Outcome>> {
+    const deadline = Date.now() + this.options.holdMs;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      let entry: Awaited<ReturnType<Ledger["read"]>>;
+      try {
+        entry = await this.ledger.read(key);
+      } catch (error) {
+        return { kind: "unavailable", why: `ledger: ${reason(error)}` };
+      }
+      if (entry.state === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
+      if (entry.state === "failed")
+        return { kind: "done", outcome: JSON.parse(entry.outcome) as Outcome, duplicate: true };
+      if (entry.state === "unknown") return { kind: "unavailable", why: "its claim was given up or expired unsettled" };
+    }
+    return { kind: "unavailable", why: "waited too long for another instance" };
+  }
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -2,7 +2,10 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 /** A body we refuse to read, with the HTTP status that says why. */
 export class BodyError extends Error {
-  constructor(readonly status: 400 | 413 | 415, message: string) {
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -14,16 +17,16 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * refusing oversized, non-UTF-8 or badly percent-encoded input instead of
  * guessing, and any field listed in `singleFields` that appears twice.
  */
-export async function readUrlEncodedForm(
-  request: Request,
-  singleFields: readonly string[],
-): Promise<FormData> {
+export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<FormData> {
   const contentType = request.headers.get("content-type") ?? "";
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());
   if (mediaType !== "application/x-www-form-urlencoded") {
     throw new BodyError(415, `unsupported content type "${mediaType ?? ""}"`);
   }
-  const charset = params.find((param) => param.startsWith("charset="))?.slice(8).replace(/"/g, "");
+  const charset = params
+    .find((param) => param.startsWith("charset="))
+    ?.slice(8)
+    .replace(/"/g, "");
   if (charset && charset !== "utf-8") throw new BodyError(415, `unsupported charset "${charset}"`);
 
   const declaredLength = Number(request.headers.get("content-length") ?? "0");

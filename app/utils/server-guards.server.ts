@@ -8,18 +8,26 @@ const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /** remix-serve's own default when PORT is unset. */
 const DEFAULT_PORT = 3000;
 const INSTALLED = Symbol.for("landing.serverGuards");
+/**
+ * A whole request (a 16 KB form at most) must arrive within 15 s, checked every
+ * second: Node's own limit is 5 minutes, long enough for stalled uploads to pile up.
+ */
+const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
 
 /**
  * remix-serve cannot be customised (no middleware, no error handler), so the
  * guards it lacks are installed when it imports the build, before it listens:
  * - it finds `public/` and `build/` from the working directory: we move there;
  * - it turns `PORT=` into port 0 (a random port): empty means unset, so 3000;
+ * - it waits 5 minutes for a request's body: 15 s here (408 past it);
  * - it hands Remix no socket address: the peer's is passed on in a header of
  *   ours, so clients can be limited without a proxy in front;
  * - an odd method (TRACE) throws inside Remix and express prints a stack per
- *   request: anything but GET, HEAD and POST is answered 405 before Remix;
+ *   request: anything but GET, HEAD and POST is answered 405 before Remix, and
+ *   a Host header no URL can be built from (Remix's would throw) 400;
  * - an error nobody caught is logged as one JSON line instead of ending the
- *   process and every sign-up in flight with it.
+ *   process and every sign-up in flight with it, and a log that cannot be
+ *   written any more (EPIPE, a full disk) only loses lines.
  */
 export function installServerGuards(): void {
   const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
@@ -32,17 +40,15 @@ export function installServerGuards(): void {
   http.createServer = ((...args: Parameters<typeof http.createServer>) => {
     const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
     const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
-    const server = createServer(options ?? {}, (request, response) => {
+    const server = createServer({ ...BODY_DEADLINE, ...options }, (request, response) => {
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
-      if (ANSWERED_METHODS.has(request.method ?? "")) return listener?.(request, response);
-      response.writeHead(405, {
-        Allow: [...ANSWERED_METHODS].join(", "),
-        "Content-Type": "text/plain; charset=utf-8",
-        "Cache-Control": "no-store",
-        Connection: "close",
-      });
-      response.end("Method Not Allowed");
+      if (!ANSWERED_METHODS.has(request.method ?? "")) {
+        return refuse(response, 405, "Method Not Allowed", { Allow: [...ANSWERED_METHODS].join(", ") });
+      }
+      // Remix builds the request's URL from Host: one it cannot parse would be a 500 and a stack per request.
+      if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Bad Request");
+      return listener?.(request, response);
     });
     const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
     server.listen = ((...listenArgs: unknown[]) => {
@@ -56,8 +62,27 @@ export function installServerGuards(): void {
     return server;
   }) as typeof http.createServer;
 
+  // A log that can no longer be written (its reader gone, its disk full) must cost log lines,
+  // never the server: unheard, each failed write is an uncaught error whose logging fails again.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   process.on("uncaughtException", (error) => logUnexpected("uncaught-exception", error));
   process.on("unhandledRejection", (reason) => logUnexpected("unhandled-rejection", reason));
+}
+
+/** A short plain-text refusal that never reaches Remix. */
+function refuse(
+  response: http.ServerResponse,
+  status: number,
+  text: string,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  response.writeHead(status, {
+    ...headers,
+    "Content-Type": "text/plain; charset=utf-8",
+    "Cache-Control": "no-store",
+    Connection: "close",
+  });
+  response.end(text);
 }
 
 function logUnexpected(kind: string, error: unknown): void {

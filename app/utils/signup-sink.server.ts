@@ -9,6 +9,12 @@ const MIN_FREE_BYTES = 64 * 1024;
 /** A health-check flood costs one probe of the disk a second. */
 const HEALTH_CACHE_MS = 1_000;
 const FILE_MODE = 0o640;
+/**
+ * After a line could not be written the sink reports itself unhealthy this
+ * long, or until a line is written again: a quota or an I/O error shows no
+ * sign on an open or on the free space, only on a write.
+ */
+const FAILED_WRITE_MEMORY_MS = 30_000;
 
 /**
  * The embedded default when no webhook is configured: one JSON line per
@@ -24,6 +30,7 @@ const FILE_MODE = 0o640;
 export class SignupSink {
   private queue: Promise<unknown> = Promise.resolve();
   private health: { healthy: boolean; checkedAt: number } | null = null;
+  private lastFailedWriteAt: number | null = null;
 
   constructor(private readonly path: string) {
     try {
@@ -43,6 +50,7 @@ export class SignupSink {
 
   /** Whether a sign-up could be written now; for /healthz. */
   async healthy(now = Date.now()): Promise<boolean> {
+    if (this.lastFailedWriteAt !== null && now - this.lastFailedWriteAt < FAILED_WRITE_MEMORY_MS) return false;
     if (this.health && now - this.health.checkedAt < HEALTH_CACHE_MS) return this.health.healthy;
     let healthy: boolean;
     try {
@@ -68,12 +76,16 @@ export class SignupSink {
     const sizeBefore = (await handle.stat().catch(() => null))?.size;
     try {
       if (sizeBefore === undefined) throw Object.assign(new Error("cannot stat"), { code: "EIO" });
-      for (let offset = 0; offset < line.length; ) {
+      for (let offset = 0; offset < line.length;) {
         const { bytesWritten } = await handle.write(line, offset, line.length - offset);
         if (bytesWritten === 0) throw Object.assign(new Error("nothing written"), { code: "ENOSPC" });
         offset += bytesWritten;
       }
       await handle.sync();
+      if (this.lastFailedWriteAt !== null) {
+        this.lastFailedWriteAt = null;
+        this.health = null;
+      }
       return { ok: true };
     } catch (error) {
       // No partial line may stay behind for the next one to be glued onto.
@@ -86,6 +98,7 @@ export class SignupSink {
 
   private failure(error: unknown): RelayOutcome {
     this.health = null;
+    this.lastFailedWriteAt = Date.now();
     return { ok: false, kind: "sink", reason: (error as NodeJS.ErrnoException).code ?? "error" };
   }
 }

@@ -11,8 +11,8 @@ const HIDDEN = "[…]";
  */
 export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
   let text = cut ? body.replace(/\s\S*$/, "") : body;
-  text = jsonMessage(text) ?? htmlText(text) ?? text;
-  text = text.replace(/\\\//g, "/").replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
+  text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text);
+  text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
   for (const secret of secretsOf(webhookUrl)) text = replaceAll(text, secret, HIDDEN);
   text = text
     .replace(/[<>]/g, " ")
@@ -20,6 +20,23 @@ export function publicErrorText(body: string, webhookUrl: string, cut = false): 
     .replace(/\[…\](?:\s*[/?&=#:.]*\s*\[…\])+/g, HIDDEN)
     .trim();
   return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
+}
+
+/**
+ * Other spellings of the same characters, written out before anything is
+ * looked for, so an escaped URL cannot slip through: JSON's `\/` and `\u002f`
+ * (a cut body is not parsed as JSON), numeric HTML references (`&#x2d;`) and
+ * percent-escapes (`%2F`).
+ */
+function decodeEscapes(text: string): string {
+  return text
+    .replace(/\\\//g, "/")
+    .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (reference, code: string) => {
+      const point = code[0] === "x" || code[0] === "X" ? parseInt(code.slice(1), 16) : Number(code);
+      return point <= 0x10ffff ? String.fromCodePoint(point) : reference;
+    })
+    .replace(/(?:%[0-9a-f]{2})+/gi, safeDecode);
 }
 
 /** `{"message": "…"}` and the like: what the automation meant to say. */
@@ -63,7 +80,15 @@ function secretsOf(webhookUrl: string): string[] {
   } catch {
     return [];
   }
-  const parts = [url.href, url.origin, url.host, url.hostname, url.pathname, url.pathname.replace(/^\/+/, "")];
+  const parts = [
+    url.href,
+    url.origin,
+    url.host,
+    url.hostname,
+    url.port,
+    url.pathname,
+    url.pathname.replace(/^\/+/, ""),
+  ];
   parts.push(...url.pathname.split("/"));
   for (const value of url.searchParams.values()) parts.push(value);
   const spellings = new Set<string>();
@@ -83,11 +108,14 @@ function safeDecode(text: string): string {
   }
 }
 
-/** Short parts ("v1") are hidden only as whole words, or they would hide half the message. */
+/** Short parts ("v1") and numbers (the port) are hidden only as whole words, or they would hide half the message. */
 const WHOLE_WORD_BELOW = 4;
 
 function replaceAll(text: string, secret: string, replacement: string): string {
   const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = secret.length < WHOLE_WORD_BELOW ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])` : escaped;
+  const pattern =
+    secret.length < WHOLE_WORD_BELOW || /^\d+$/.test(secret)
+      ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`
+      : escaped;
   return text.replace(new RegExp(pattern, "giu"), replacement);
 }

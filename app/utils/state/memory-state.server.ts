@@ -1,0 +1,45 @@
+import { LRUCache } from "lru-cache";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import {
+  FAILED_TTL_MS,
+  LEDGER_VALUES,
+  MEMORY_LEDGER_ENTRIES,
+  RELAYED_TTL_MS,
+  consume,
+  ledgerEntry,
+  type Ledger,
+  type LimitSpec,
+  type SharedState,
+} from "./shared-state.server";
+
+/** The embedded default: everything in this process's memory, for a single instance. */
+export function memoryState(): SharedState {
+  const entries = new LRUCache<string, string>({ max: MEMORY_LEDGER_ENTRIES });
+  const ledger: Ledger = {
+    async claim(key, holdMs, holder) {
+      const current = ledgerEntry(entries.get(key)).state;
+      if (current === "relayed" || current === "in-flight") return current;
+      entries.set(key, `${LEDGER_VALUES.IN_FLIGHT}:${holder}`, { ttl: holdMs });
+      return "claimed";
+    },
+    async release(key, holder) {
+      if (entries.get(key) === `${LEDGER_VALUES.IN_FLIGHT}:${holder}`) entries.delete(key);
+    },
+    async read(key) {
+      return ledgerEntry(entries.get(key));
+    },
+    async settle(key, result) {
+      if (result.ok) entries.set(key, LEDGER_VALUES.RELAYED, { ttl: RELAYED_TTL_MS });
+      else entries.set(key, LEDGER_VALUES.FAILED + result.outcome, { ttl: FAILED_TTL_MS });
+    },
+  };
+  const limit = (spec: LimitSpec) => {
+    const limiter = new RateLimiterMemory({
+      keyPrefix: spec.name,
+      points: spec.points,
+      duration: spec.durationSeconds,
+    });
+    return { take: (key: string) => consume(limiter, key) };
+  };
+  return { kind: "memory", limit, ledger, ready: async () => true };
+}
