@@ -1,7 +1,8 @@
 import { defineConfig } from "@playwright/test";
-import { chromiumFlags, chromiumPath } from "./tests/support/chromium";
+import { SERVE_COMMAND } from "./tests/harness/app-server";
+import { chromiumFlags, chromiumPath } from "./tests/harness/chromium";
 import { APP_ORIGIN, APP_PORT, STAND_IN_ORIGIN } from "./tests/support/ports";
-import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/support/stand-in";
+import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/harness/stand-in";
 
 export const chromiumLaunchOptions = { executablePath: chromiumPath, args: chromiumFlags };
 
@@ -23,7 +24,7 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   webServer: {
-    command: "node ./node_modules/@remix-run/serve/dist/cli.js ./build/index.js",
+    command: SERVE_COMMAND.map((part) => JSON.stringify(part)).join(" "),
     url: `${APP_ORIGIN}/healthz`,
     reuseExistingServer: false,
     timeout: 30_000,

@@ -4,7 +4,8 @@
  *             from memory, (c) nginx serving the same bytes from disk (when installed);
  *             and our server with a unique `fbclid` per request (a campaign link)
  *   sign-up   added latency over the webhook's own round trip (one at a time), and
- *             throughput at 50 concurrent
+ *             throughput at 50 concurrent; the same with REDIS_URL (a local
+ *             redis-server), beside GET / on that instance
  *   cold start  process start to the first 200 on /
  * Uses wrk when installed, autocannon otherwise. BENCH_SECONDS sets each GET run (default 10).
  */
@@ -13,9 +14,12 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { freePort } from "../tests/support/app-server";
-import { honeypotFields, postSignup } from "../tests/support/signup-form";
-import { WEBHOOK_PATH } from "../tests/support/stand-in";
+import { freePort, SERVE_COMMAND } from "../tests/harness/app-server";
+import { waitForOk } from "../tests/harness/wait";
+import { findProgram } from "../tests/harness/programs";
+import { startRedis } from "../tests/harness/real-servers";
+import { honeypotFields, postSignup } from "../tests/harness/signup-client";
+import { WEBHOOK_PATH } from "../tests/harness/stand-in";
 import { percentile, ROOT, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
@@ -23,14 +27,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 20;
 const ACCEPT = "gzip, deflate, br";
 const children: ChildProcess[] = [];
-
-function which(command: string): string | null {
-  try {
-    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || null;
-  } catch {
-    return null;
-  }
-}
 
 type LoadResult = { tool: string; perSecond: number; p50: number; p99: number; non2xx: number };
 
@@ -50,10 +46,19 @@ request = function()
 end`;
 
 async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadResult> {
-  const wrk = which("wrk");
+  const wrk = findProgram("wrk");
   if (wrk) {
     const script = uniqueClickIds ? ["-s", writeTempFile("click-ids.lua", UNIQUE_CLICK_ID_LUA)] : [];
-    const args = ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...script, "-H", `Accept-Encoding: ${ACCEPT}`, url];
+    const args = [
+      "-t1",
+      `-c${CONNECTIONS}`,
+      `-d${SECONDS}s`,
+      "--latency",
+      ...script,
+      "-H",
+      `Accept-Encoding: ${ACCEPT}`,
+      url,
+    ];
     execFileSync(wrk, ["-t1", `-c${CONNECTIONS}`, "-d2s", ...script, "-H", `Accept-Encoding: ${ACCEPT}`, url]); // warm-up
     const output = execFileSync(wrk, args, { encoding: "utf8" });
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
@@ -97,19 +102,6 @@ function spawnChild(command: string, args: string[], options: Parameters<typeof 
   return child;
 }
 
-async function waitFor(url: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 async function bareServer(gzipFile: string): Promise<string> {
   const port = await freePort();
   const code = `
@@ -118,12 +110,12 @@ async function bareServer(gzipFile: string): Promise<string> {
     require("node:http").createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).listen(${port}, "127.0.0.1");`;
   spawnChild(process.execPath, ["-e", code]);
   const url = `http://127.0.0.1:${port}/`;
-  await waitFor(url);
+  await waitForOk(url);
   return url;
 }
 
 async function nginxServer(dir: string): Promise<string | null> {
-  const nginx = which("nginx") ?? (existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
+  const nginx = findProgram("nginx");
   if (!nginx) return null;
   const port = await freePort();
   writeFileSync(
@@ -139,18 +131,19 @@ http {
   mkdirSync(join(dir, "tmp"), { recursive: true });
   spawnChild(nginx, ["-p", dir, "-c", join(dir, "nginx.conf")]);
   const url = `http://127.0.0.1:${port}/`;
-  await waitFor(url);
+  await waitForOk(url);
   return url;
 }
 
 async function coldStart(): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawnChild(process.execPath, [`${ROOT}node_modules/@remix-run/serve/dist/cli.js`, `${ROOT}build/index.js`], {
+  const [node, ...serveArgs] = SERVE_COMMAND;
+  const child = spawnChild(node!, serveArgs, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port) },
   });
-  await waitFor(`http://127.0.0.1:${port}/`, 20_000);
+  await waitForOk(`http://127.0.0.1:${port}/`, { timeoutMs: 20_000 });
   const elapsed = performance.now() - started;
   child.kill("SIGTERM");
   return elapsed;
@@ -165,7 +158,31 @@ async function sequentialP50(count: number, send: (index: number) => Promise<Res
     if (!response.ok) throw new Error(`answer ${response.status}`);
     latencies.push(performance.now() - started);
   }
-  return percentile(latencies.sort((a, b) => a - b), 50);
+  return percentile(
+    latencies.sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** p50 of 300 sign-ups one at a time, beside the webhook's own round trip: what our server adds. */
+async function signupLatency(rig: Awaited<ReturnType<typeof startSignupRig>>, tag: string) {
+  const webhookUrl = rig.standInOrigin + WEBHOOK_PATH;
+  const direct = await sequentialP50(300, (index) =>
+    fetch(webhookUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: `d${tag}${index}@exemplo.com` }),
+    }),
+  );
+  const honeypot = await honeypotFields(rig.app.origin);
+  const throughApp = await sequentialP50(300, (index) =>
+    postSignup(
+      rig.app.origin,
+      { ...honeypot, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
+      { data: true },
+    ),
+  );
+  return { direct, throughApp };
 }
 
 async function main() {
@@ -177,7 +194,9 @@ async function main() {
   try {
     // The same bytes for every server: the page as our server sends it, gzip-encoded.
     mkdirSync(join(dir, "www"));
-    const html = Buffer.from(await (await fetch(`${app.origin}/`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
+    const html = Buffer.from(
+      await (await fetch(`${app.origin}/`, { headers: { "accept-encoding": "identity" } })).arrayBuffer(),
+    );
     const { gzipSync } = await import("node:zlib");
     writeFileSync(join(dir, "www", "index.html"), html);
     writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
@@ -192,40 +211,67 @@ async function main() {
       ["    our server, /?fbclid=<unique per request>", await load(`${app.origin}/`, { uniqueClickIds: true })],
     ];
 
-    const webhookUrl = rig.standInOrigin + WEBHOOK_PATH;
-    const direct = await sequentialP50(300, (index) =>
-      fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `d${index}@exemplo.com` }) }),
-    );
-    const honeypot = await honeypotFields(app.origin);
     const tag = Date.now().toString(36);
-    const throughApp = await sequentialP50(300, (index) =>
-      postSignup(
-        app.origin,
-        { ...honeypot, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
-        { data: true },
-      ),
-    );
+    const { direct, throughApp } = await signupLatency(rig, tag);
     const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
+
+    // The same sign-up with its state in Redis: the ledger, limits and budgets cost round trips.
+    const redis = findProgram("redis-server") ? await startRedis() : null;
+    let withRedis: { added: number; page: LoadResult; concurrent: Awaited<ReturnType<typeof postSignups>> } | null =
+      null;
+    if (redis) {
+      const redisRig = await startSignupRig({ REDIS_URL: redis.url });
+      // wrk runs synchronously: measured first, so no kept-alive socket goes stale meanwhile.
+      const page = await load(`${redisRig.app.origin}/`);
+      const latency = await signupLatency(redisRig, `r${tag}`);
+      withRedis = {
+        added: latency.throughApp - latency.direct,
+        page,
+        concurrent: await postSignups(redisRig.app.origin, 3_000, 50, `rc${tag}`),
+      };
+      await redisRig.stop();
+      await redis.stop();
+    }
     const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
 
     const [a, b, c, , campaign] = rows.map(([, result]) => result);
     const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
-    console.log(`\nGET / with Accept-Encoding: ${ACCEPT}, ${CONNECTIONS} connections, ${SECONDS} s each, tool: ${a!.tool}`);
+    console.log(
+      `\nGET / with Accept-Encoding: ${ACCEPT}, ${CONNECTIONS} connections, ${SECONDS} s each, tool: ${a!.tool}`,
+    );
     console.log("| server | req/s | p50 ms | p99 ms | non-2xx |");
     console.log("|---|---:|---:|---:|---:|");
     for (const [name, result] of rows) {
       if (!result) console.log(`| ${name} | not installed | | | |`);
-      else console.log(`| ${name} | ${fmt(result.perSecond)} | ${fmt(result.p50, 2)} | ${fmt(result.p99, 2)} | ${result.non2xx} |`);
+      else
+        console.log(
+          `| ${name} | ${fmt(result.perSecond)} | ${fmt(result.p50, 2)} | ${fmt(result.p99, 2)} | ${result.non2xx} |`,
+        );
     }
-    console.log(`\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}`);
+    console.log(
+      `\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}`,
+    );
     console.log(`unique fbclid / plain / = ${fmt(campaign!.perSecond / a!.perSecond, 3)}`);
     console.log("\n| sign-up | figure |");
     console.log("|---|---:|");
     console.log(`| webhook round trip alone, p50 (one at a time) | ${fmt(direct, 2)} ms |`);
     console.log(`| sign-up through our server, p50 (one at a time) | ${fmt(throughApp, 2)} ms |`);
     console.log(`| added latency, p50 | ${fmt(throughApp - direct, 2)} ms |`);
-    console.log(`| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`);
+    console.log(
+      `| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`,
+    );
     console.log(`| cold start to first 200 on / (median of 3) | ${fmt(starts[1]!)} ms |`);
+    if (withRedis) {
+      console.log(`| with REDIS_URL: added latency, p50 | ${fmt(withRedis.added, 2)} ms |`);
+      console.log(
+        `| with REDIS_URL: throughput at 50 concurrent | ${fmt(withRedis.concurrent.perSecond)} sign-ups/s (p50 ${fmt(withRedis.concurrent.p50, 1)} ms, p99 ${fmt(withRedis.concurrent.p99, 1)} ms, answers ${JSON.stringify(withRedis.concurrent.statuses)}) |`,
+      );
+      console.log(
+        `| with REDIS_URL: GET / | ${fmt(withRedis.page.perSecond)} req/s (p50 ${fmt(withRedis.page.p50, 2)} ms) |`,
+      );
+    } else {
+      console.log("| with REDIS_URL | redis-server not installed |");
+    }
   } finally {
     await rig.stop();
     for (const child of children) child.kill("SIGTERM");

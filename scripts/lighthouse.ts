@@ -3,9 +3,9 @@
  * HTML and JSON reports under reports/lighthouse/ and prints the four scores.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startApp } from "../tests/support/app-server";
+import { startApp } from "../tests/harness/app-server";
 import { ROOT } from "./lib/processes";
-import { runLighthouse, scores } from "./lib/lighthouse-run";
+import { runLighthouse, scores } from "../tests/harness/lighthouse";
 
 const app = await startApp({});
 try {

@@ -1,37 +1,165 @@
 /**
- * Launch-day load on loopback: 2,000 valid sign-ups, 50 at a time, through the
- * built server to a local webhook. Passes when the webhook received exactly
- * 2,000 distinct bodies and every sign-up was answered 200.
+ * Launch-day load on loopback.
+ *
+ * `npm run test:load`: 2,000 valid sign-ups, 50 at a time, through the built
+ * server to a local webhook. Passes when the webhook received exactly 2,000
+ * distinct bodies and every sign-up was answered 200.
+ *
+ * `npm run test:load -- --cluster`: the same 2,000 through nginx to three
+ * instances sharing a redis-server; every tenth is also posted at the same
+ * moment straight to another instance, and one instance is killed (SIGKILL)
+ * halfway. Passes when every visitor answered 200 has exactly one webhook
+ * record, none has two, no body arrived twice, and only sign-ups in flight on
+ * the killed instance went unanswered.
  */
-import { StandInClient } from "../tests/support/stand-in";
-import { startSignupRig } from "./lib/processes";
+import { startApp } from "../tests/harness/app-server";
+import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
+import { honeypotFields, postSignup } from "../tests/harness/signup-client";
+import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
+import { percentile, startSignupRig, startStandInProcess } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const TOTAL = 2_000;
 const CONCURRENCY = 50;
 
-const rig = await startSignupRig();
-
-let failures: string[] = [];
-try {
-  const run = await postSignups(rig.app.origin, TOTAL, CONCURRENCY, Date.now().toString(36));
-  const { webhook } = await new StandInClient(rig.standInOrigin).received();
-  const distinct = new Set(webhook.map((request) => request.raw));
-  console.log(`sign-ups sent        ${run.total} at ${run.concurrency} concurrent`);
-  console.log(`answers              ${JSON.stringify(run.statuses)}`);
-  console.log(`webhook received     ${webhook.length} requests, ${distinct.size} distinct bodies`);
-  console.log(`throughput           ${run.perSecond.toFixed(0)} sign-ups/s (${run.seconds.toFixed(2)} s)`);
-  console.log(`latency              p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
-  if (run.statuses[200] !== TOTAL) failures.push(`expected ${TOTAL} answers 200, got ${JSON.stringify(run.statuses)}`);
-  if (webhook.length !== TOTAL || distinct.size !== TOTAL) {
-    failures.push(`expected ${TOTAL} distinct bodies at the webhook, got ${webhook.length} (${distinct.size} distinct)`);
+async function singleInstance(): Promise<string[]> {
+  const rig = await startSignupRig();
+  const failures: string[] = [];
+  try {
+    const run = await postSignups(rig.app.origin, TOTAL, CONCURRENCY, Date.now().toString(36));
+    const { webhook } = await new StandInClient(rig.standInOrigin).received();
+    const distinct = new Set(webhook.map((request) => request.raw));
+    console.log(`sign-ups sent        ${run.total} at ${run.concurrency} concurrent`);
+    console.log(`answers              ${JSON.stringify(run.statuses)}`);
+    console.log(`webhook received     ${webhook.length} requests, ${distinct.size} distinct bodies`);
+    console.log(`throughput           ${run.perSecond.toFixed(0)} sign-ups/s (${run.seconds.toFixed(2)} s)`);
+    console.log(`latency              p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
+    if (run.statuses[200] !== TOTAL)
+      failures.push(`expected ${TOTAL} answers 200, got ${JSON.stringify(run.statuses)}`);
+    if (webhook.length !== TOTAL || distinct.size !== TOTAL) {
+      failures.push(
+        `expected ${TOTAL} distinct bodies at the webhook, got ${webhook.length} (${distinct.size} distinct)`,
+      );
+    }
+  } finally {
+    await rig.stop();
   }
-} catch (error) {
-  failures = [String(error)];
-} finally {
-  await rig.stop();
+  return failures;
 }
 
+async function cluster(): Promise<string[]> {
+  const redis = await startRedis();
+  const standIn = await startStandInProcess();
+  const instances = await Promise.all(
+    [0, 1, 2].map(() =>
+      startApp({
+        WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
+        REDIS_URL: redis.url,
+        TRUST_PROXY: "1",
+        SIGNUP_MIN_SUBMIT_MS: "0",
+        RELAY_LIMIT_PER_SECOND: "1000000",
+      }),
+    ),
+  );
+  const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+  const [first, second, doomed] = instances as [(typeof instances)[0], (typeof instances)[0], (typeof instances)[0]];
+  const failures: string[] = [];
+  try {
+    const honeypot = await honeypotFields(balancer.origin);
+    const tag = Date.now().toString(36);
+    /** Every answer each visitor got: HTTP statuses, or "no answer" when the connection failed. */
+    const answers = new Map<string, Array<number | "no answer">>();
+    const latencies: number[] = [];
+    const answer = (email: string, status: number | "no answer") =>
+      answers.set(email, [...(answers.get(email) ?? []), status]);
+    const send = async (origin: string, email: string, fields: Record<string, string>) => {
+      const started = performance.now();
+      try {
+        const response = await postSignup(origin, fields, { userAgent: "load-test", data: true });
+        await response.arrayBuffer();
+        answer(email, response.status);
+      } catch {
+        answer(email, "no answer");
+      }
+      latencies.push(performance.now() - started);
+    };
+
+    let next = 0;
+    let killedAt = -1;
+    const worker = async () => {
+      for (let index = next++; index < TOTAL; index = next++) {
+        if (index === TOTAL / 2) {
+          killedAt = index;
+          doomed.process.kill("SIGKILL");
+        }
+        const email = `cluster-${tag}-${index}@exemplo.com.br`;
+        const fields = { ...honeypot, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
+        const posts = [send(balancer.origin, email, fields)];
+        // A visitor's retry reaching another instance directly, at the same moment.
+        if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
+        await Promise.all(posts);
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - started) / 1000;
+
+    const { webhook } = await new StandInClient(standIn.origin).received();
+    const records = new Map<string, number>();
+    for (const hit of webhook) {
+      const { email } = hit.body as { email: string };
+      records.set(email, (records.get(email) ?? 0) + 1);
+    }
+    const statuses: Record<string, number> = {};
+    for (const list of answers.values()) for (const status of list) statuses[status] = (statuses[status] ?? 0) + 1;
+    const acknowledged = [...answers].filter(([, list]) => list.includes(200)).map(([email]) => email);
+    const distinctBodies = new Set(webhook.map((hit) => hit.raw)).size;
+    latencies.sort((a, b) => a - b);
+
+    console.log(`cluster              3 instances behind nginx, one Redis; instance 3 killed at sign-up ${killedAt}`);
+    console.log(`sign-ups sent        ${TOTAL} at ${CONCURRENCY} concurrent, ${TOTAL / 10} posted twice at once`);
+    console.log(`answers              ${JSON.stringify(statuses)}`);
+    console.log(`visitors answered 200 ${acknowledged.length}`);
+    console.log(
+      `webhook received     ${webhook.length} requests, ${distinctBodies} distinct bodies, ${records.size} addresses`,
+    );
+    console.log(`throughput           ${(TOTAL / seconds).toFixed(0)} sign-ups/s (${seconds.toFixed(2)} s)`);
+    console.log(
+      `latency              p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
+
+    // A process killed while writing an answer cuts it off (nginx has passed its headers on
+    // already): only the sign-ups in flight on the killed instance may end that way.
+    const cutOff = [...answers].filter(([, list]) => list.includes("no answer"));
+    console.log(`cut off by the kill  ${cutOff.length} visitors`);
+    if (cutOff.length > CONCURRENCY) failures.push(`${cutOff.length} visitors got no answer, more than were in flight`);
+    const missing = acknowledged.filter((email) => records.get(email) !== 1);
+    if (missing.length)
+      failures.push(`${missing.length} visitors answered 200 without exactly one record, e.g. ${missing[0]}`);
+    const twice = [...records].filter(([, count]) => count > 1);
+    if (twice.length) failures.push(`${twice.length} addresses relayed more than once, e.g. ${twice[0]![0]}`);
+    if (distinctBodies !== webhook.length)
+      failures.push(`the webhook received ${webhook.length - distinctBodies} bodies twice`);
+    // Only the sign-ups in flight on the killed instance may fail; far fewer answered 200 means the cluster broke.
+    if (acknowledged.length < TOTAL * 0.95)
+      failures.push(`only ${acknowledged.length} of ${TOTAL} visitors answered 200`);
+    if (killedAt < 0) failures.push("no instance was killed");
+    for (const app of [first, second]) if (app.process.exitCode !== null) failures.push(`${app.origin} exited`);
+  } finally {
+    await balancer.stop();
+    await Promise.all(instances.map((app) => app.stop()));
+    standIn.stop();
+    await redis.stop();
+  }
+  return failures;
+}
+
+let failures: string[];
+try {
+  failures = await (process.argv.includes("--cluster") ? cluster() : singleInstance());
+} catch (error) {
+  failures = [String(error)];
+}
 for (const failure of failures) console.error(`load test: ${failure}`);
 console.log(failures.length ? "0 passed, 1 failed" : "1 passed, 0 failed");
 process.exit(failures.length ? 1 : 0);

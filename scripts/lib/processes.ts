@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { startApp, type RunningApp } from "../../tests/support/app-server";
-import { WEBHOOK_PATH } from "../../tests/support/stand-in";
+import { startApp, type RunningApp } from "../../tests/harness/app-server";
+import { WEBHOOK_PATH } from "../../tests/harness/stand-in";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The stand-in webhook in a child process, so the load generator does not share its event loop. */
 export async function startStandInProcess(): Promise<{ origin: string; stop: () => void }> {
-  const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}tests/support/stand-in-cli.ts`, "0"], {
+  const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}tests/harness/stand-in-cli.ts`, "0"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -33,13 +33,16 @@ export function percentile(sorted: number[], p: number): number {
  * The built server relaying to a stand-in webhook in its own process, with the bot
  * trap's minimum time and the relay ceiling out of the way: what the load figures measure.
  */
-export async function startSignupRig(): Promise<{ app: RunningApp; standInOrigin: string; stop: () => Promise<void> }> {
+export async function startSignupRig(
+  env: Record<string, string> = {},
+): Promise<{ app: RunningApp; standInOrigin: string; stop: () => Promise<void> }> {
   const standIn = await startStandInProcess();
   const app = await startApp({
     WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
     SIGNUP_SECRET: "load-rig-secret-0123456789abcdef0123456",
     SIGNUP_MIN_SUBMIT_MS: "0",
     RELAY_LIMIT_PER_SECOND: "1000000",
+    ...env,
   });
   return {
     app,

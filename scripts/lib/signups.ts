@@ -1,4 +1,4 @@
-import { honeypotFields, postSignup } from "../../tests/support/signup-form";
+import { honeypotFields, postSignup } from "../../tests/harness/signup-client";
 import { percentile } from "./processes";
 
 export type SignupRun = {

@@ -18,11 +18,16 @@ test("before any interaction the page loads at most the framework floor + 10 KB 
   await page.waitForLoadState("networkidle");
 
   const total = [...scripts.values()].reduce((sum, size) => sum + size, 0);
-  const listing = [...scripts].map(([url, size]) => `${(size / 1024).toFixed(1)} KB ${new URL(url).pathname}`).join("\n");
+  const listing = [...scripts]
+    .map(([url, size]) => `${(size / 1024).toFixed(1)} KB ${new URL(url).pathname}`)
+    .join("\n");
   expect(scripts.size).toBeGreaterThan(0);
   expect(total, listing).toBeLessThanOrEqual(JS_BUDGET_BYTES);
   // hCaptcha's component and the toasts wait for the visitor to come near the form.
-  expect([...scripts.keys()].some((url) => url.includes("SignupEnhancements")), listing).toBe(false);
+  expect(
+    [...scripts.keys()].some((url) => url.includes("SignupEnhancements")),
+    listing,
+  ).toBe(false);
 });
 
 test("the styles are one inline stylesheet of at most 15 KB gzip, and no web font is fetched", async ({ page }) => {

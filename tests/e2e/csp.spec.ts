@@ -4,7 +4,8 @@ import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 test("loading the page, the captcha and a toast breaks no rule of the content security policy", async ({ page }) => {
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text())) problems.push(message.text());
+    if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text()))
+      problems.push(message.text());
   });
   page.on("pageerror", (error) => problems.push(error.message));
   await page.addInitScript(() => {

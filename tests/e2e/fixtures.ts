@@ -1,6 +1,6 @@
 import { test as base, expect, type Page } from "@playwright/test";
 import { STAND_IN_ORIGIN } from "../support/ports";
-import { StandInClient } from "../support/stand-in";
+import { StandInClient } from "../harness/stand-in";
 
 export { expect };
 
@@ -34,10 +34,11 @@ export const signupForm = (page: Page) => {
   };
 };
 
-/** Resolves once React has hydrated the page (its fiber is attached to the DOM). */
+/**
+ * Resolves once the page is hydrated, told by what a visitor sees: the server
+ * sends 'Cadastrar' enabled (it must work without JavaScript) and the hydrated
+ * form disables it until the captcha is solved.
+ */
 export async function waitForHydration(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const button = document.querySelector("form button[type=submit]");
-    return Boolean(button && Object.keys(button).some((key) => key.startsWith("__reactFiber")));
-  });
+  await expect(page.getByRole("button", { name: "Cadastrar" })).toBeDisabled();
 }

@@ -1,4 +1,4 @@
-import { solveQuestion } from "../support/challenge";
+import { solveQuestion } from "../harness/question-solver";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 
 test.use({ javaScriptEnabled: false });
@@ -71,14 +71,19 @@ test("an invalid e-mail is refused in place and kept", async ({ page, standIn })
   expect((await standIn.received()).webhook).toHaveLength(0);
 });
 
-test("leaving the question blank asks for the answer, not for a captcha that is not there", async ({ page, standIn }) => {
+test("leaving the question blank asks for the answer, not for a captcha that is not there", async ({
+  page,
+  standIn,
+}) => {
   await page.goto("/");
   const form = signupForm(page);
   const email = uniqueEmail("em-branco");
   await form.email.fill(email);
   await form.submit.click();
   await expect(page.getByRole("alert")).toContainText("Valide o captcha");
-  await expect(page.getByRole("alert")).toContainText("Responda à pergunta de verificação acima para concluir o cadastro.");
+  await expect(page.getByRole("alert")).toContainText(
+    "Responda à pergunta de verificação acima para concluir o cadastro.",
+  );
   await expect(form.email).toHaveValue(email);
   expect((await standIn.received()).webhook).toHaveLength(0);
 });

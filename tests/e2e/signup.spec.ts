@@ -1,5 +1,5 @@
-import { solveQuestion } from "../support/challenge";
-import { startApp, type RunningApp } from "../support/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { startApp, type RunningApp } from "../harness/app-server";
 import { blockHcaptcha, fakeHcaptcha } from "../support/fake-hcaptcha";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 

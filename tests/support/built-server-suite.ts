@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { startApp, type RunningApp, type StartOptions } from "./app-server";
-import { StandIn } from "./stand-in";
+import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
+import { StandIn } from "../harness/stand-in";
 
 /**
  * For a test file that starts built servers: one stand-in webhook/siteverify

@@ -1,5 +1,5 @@
 import { STAND_IN_PORT } from "./ports";
-import { StandIn } from "./stand-in";
+import { StandIn } from "../harness/stand-in";
 
 /** Starts the stand-in webhook/siteverify for the whole run; Playwright calls the returned teardown. */
 export default async function globalSetup() {

@@ -1,6 +1,6 @@
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type RunnerResult } from "lighthouse";
-import { chromiumFlags, chromiumPath } from "../../tests/support/chromium";
+import { chromiumFlags, chromiumPath } from "./chromium";
 
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 
@@ -33,7 +33,8 @@ export async function runLighthouse(url: string): Promise<RunnerResult> {
 /** Scores as whole numbers out of 100. */
 export function scores(result: RunnerResult): Record<(typeof CATEGORIES)[number], number> {
   const { categories } = result.lhr;
-  return Object.fromEntries(
-    CATEGORIES.map((id) => [id, Math.round((categories[id]?.score ?? 0) * 100)]),
-  ) as Record<(typeof CATEGORIES)[number], number>;
+  return Object.fromEntries(CATEGORIES.map((id) => [id, Math.round((categories[id]?.score ?? 0) * 100)])) as Record<
+    (typeof CATEGORIES)[number],
+    number
+  >;
 }

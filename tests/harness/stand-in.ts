@@ -200,7 +200,10 @@ export class StandInClient {
   }
 
   private async send(method: string, path: string, body?: unknown): Promise<void> {
-    const response = await fetch(this.origin + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(this.origin + path, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`stand-in control ${path}: ${response.status}`);
   }
 }

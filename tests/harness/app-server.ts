@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { waitForOk } from "./wait";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SERVE_CLI = `${ROOT}node_modules/@remix-run/serve/dist/cli.js`;
 const BUILD = `${ROOT}build/index.js`;
+/** `npm start` without npm in between: remix-serve on the build, as the image runs it. */
+export const SERVE_COMMAND = [process.execPath, `${ROOT}node_modules/@remix-run/serve/dist/cli.js`, BUILD];
 
 export type RunningApp = {
   origin: string;
@@ -37,7 +39,7 @@ export type StartOptions = {
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
   const port = options.expectPort ?? (await freePort());
-  const command = [process.execPath, SERVE_CLI, BUILD];
+  const command = SERVE_COMMAND;
   const [program, ...args] =
     options.fileSizeLimitKiB === undefined
       ? command
@@ -61,16 +63,12 @@ export async function startApp(env: Record<string, string>, options: StartOption
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const origin = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${origin}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`app did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await waitForOk(`${origin}/healthz`, {
+      gaveUp: () => (child.exitCode !== null ? `app exited with ${child.exitCode}:` : null),
+    });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${output}`);
   }
 
   return {

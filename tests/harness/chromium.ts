@@ -1,0 +1,28 @@
+import { chromium } from "@playwright/test";
+import { existsSync } from "node:fs";
+
+/** Debian's package, as CI and these machines install it. */
+const DEBIAN_CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * The Chromium the suites drive: CHROMIUM_PATH when set, else Playwright's own
+ * browser when it was downloaded (`npx playwright install chromium`), else
+ * Debian's; undefined when there is none (`npm test` installs one first).
+ */
+export function findChromium(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, chromium.executablePath(), DEBIAN_CHROMIUM];
+  return candidates.find((path): path is string => Boolean(path) && existsSync(path!));
+}
+
+export const chromiumPath = findChromium();
+
+/** Headless as root in a container, and no calls home: the network here is closed. */
+export const chromiumFlags = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];

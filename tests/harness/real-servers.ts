@@ -1,0 +1,123 @@
+/**
+ * Debian's redis-server and nginx, started on free loopback ports for tests and
+ * scripts: real servers, never mocks. `npm test` installs both when missing
+ * (scripts/ensure-test-tools.ts).
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { freePort } from "./app-server";
+import { findProgram } from "./programs";
+import { waitForPort } from "./wait";
+
+function requireProgram(name: string, debianPackage: string): string {
+  const path = findProgram(name);
+  if (!path) throw new Error(`${name} is not installed: apt-get install ${debianPackage}`);
+  return path;
+}
+
+export type RunningRedis = {
+  url: string;
+  port: number;
+  /** SIGKILL: Redis vanishes mid-command, as in a crash or a node lost. */
+  kill: () => Promise<void>;
+  /** Starts it again on the same port, empty (no persistence). */
+  restart: () => Promise<void>;
+  /** SIGSTOP / SIGCONT: Redis still holds its connections but answers nothing, as a frozen host. */
+  freeze: () => void;
+  thaw: () => void;
+  /** A command through redis-cli, e.g. `cli("DEBUG", "SLEEP", "2")`. */
+  cli: (...args: string[]) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+/** redis-server on a free loopback port, without persistence. */
+export async function startRedis(): Promise<RunningRedis> {
+  const server = requireProgram("redis-server", "redis-server");
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+
+  async function launch(): Promise<void> {
+    child = spawn(server, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore",
+    });
+    await waitForPort(port);
+  }
+  async function kill(): Promise<void> {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once("exit", resolve));
+    running.kill("SIGKILL");
+    await exited;
+  }
+
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    restart: launch,
+    freeze: () => child?.kill("SIGSTOP"),
+    thaw: () => child?.kill("SIGCONT"),
+    cli: async (...args) => {
+      const { stdout } = await promisify(execFile)(requireProgram("redis-cli", "redis-server"), [
+        "-p",
+        String(port),
+        ...args,
+      ]);
+      return stdout.trim();
+    },
+    stop: kill,
+  };
+}
+
+export type RunningNginx = { origin: string; stop: () => Promise<void> };
+
+/** The load balancer's configuration shipped with compose.yaml. */
+export const DEPLOY_NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.url));
+
+/**
+ * nginx as the load balancer in front of `upstreams` (origins), with the very
+ * configuration compose.yaml ships (deploy/nginx.conf): only its upstream
+ * servers, its port and its working paths are replaced.
+ */
+export async function startNginxBalancer(upstreams: string[]): Promise<RunningNginx> {
+  const nginx = requireProgram("nginx", "nginx");
+  const dir = mkdtempSync(join(tmpdir(), "nginx-"));
+  mkdirSync(join(dir, "tmp"));
+  const port = await freePort();
+  const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
+  const servers = upstreams
+    .map((origin) => `    server ${new URL(origin).host} max_fails=1 fail_timeout=10s;`)
+    .join("\n");
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
+    .map((kind) => `${kind}_temp_path ${dir}/tmp;`)
+    .join(" ");
+  const config = shipped
+    .replace(/^(\s*server \S+:3000 .*\n)+/m, `${servers}\n`)
+    .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
+    .replace(/^http \{$/m, `http {\n  ${temp}`);
+  if (config.includes(":3000 ") || !config.includes(String(port))) throw new Error("deploy/nginx.conf changed shape");
+  writeFileSync(join(dir, "nginx.conf"), config);
+  const child = spawn(
+    nginx,
+    ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", `daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;`],
+    { stdio: "ignore" },
+  );
+  await waitForPort(port);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
