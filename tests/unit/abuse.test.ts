@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RunningApp } from "../support/app-server";
+import type { RunningApp } from "../harness/app-server";
 import { builtServerSuite } from "../support/built-server-suite";
-import { solveQuestion } from "../support/challenge";
-import { postSignup } from "../support/signup-form";
+import { solveQuestion } from "../harness/question-solver";
+import { pageFields, pageTokens, postSignup, type PageTokens } from "../harness/signup-client";
 
 /**
  * A bot author's attempts against the built server, each judged by what the
@@ -18,28 +18,17 @@ const { standIn, start } = builtServerSuite((standIn) => ({
   SIGNUP_MIN_SUBMIT_MS: "0",
 }));
 
-type PageTokens = {
-  honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
-  challenge: { question: string; token: string } | null;
-};
 type Result = { ok: boolean; notice: { title: string; description: string }; challenge?: PageTokens["challenge"] };
 
 /** What a scraper reads off the page: the bot-trap fields and the question. */
-async function scrape(app: RunningApp): Promise<PageTokens> {
-  return (await (await fetch(`${app.origin}/?_data=routes%2F_index`)).json()) as PageTokens;
-}
+const scrape = (app: RunningApp) => pageTokens(app.origin);
 
-function pageFields(tokens: PageTokens): Record<string, string> {
-  const { honeypot } = tokens;
-  return { [honeypot.nameFieldName]: "", [honeypot.validFromFieldName]: honeypot.encryptedValidFrom };
-}
-
-async function send(app: RunningApp, fields: Record<string, string>, client: string): Promise<{ status: number; result: Result }> {
-  const response = await fetch(`${app.origin}/?index&_data=routes%2F_index`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": client },
-    body: new URLSearchParams(fields),
-  });
+async function send(
+  app: RunningApp,
+  fields: Record<string, string>,
+  client: string,
+): Promise<{ status: number; result: Result }> {
+  const response = await postSignup(app.origin, fields, { data: true, headers: { "x-forwarded-for": client } });
   return { status: response.status, result: (await response.json()) as Result };
 }
 
@@ -66,7 +55,11 @@ describe("junk never locks a genuine visitor out", () => {
       while (Date.now() < until) {
         forged += 1;
         const address = `198.51.${worker}.${forged % 250}`;
-        await send(app, { ...pageFields(tokens), email: `bot${forged}@exemplo.com`, hcaptchaToken: `forged-${forged}` }, address);
+        await send(
+          app,
+          { ...pageFields(tokens), email: `bot${forged}@exemplo.com`, hcaptchaToken: `forged-${forged}` },
+          address,
+        );
       }
     };
     const flood = Promise.all(Array.from({ length: 30 }, (_, worker) => bot(worker)));
@@ -111,7 +104,11 @@ describe("the fallback question has a small budget of its own", () => {
       { status: 400, title: "Pergunta expirada" },
       ...Array(8).fill(budgetSpent),
     ]);
-    const { result } = await send(app, { ...pageFields(tokens), email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
+    const { result } = await send(
+      app,
+      { ...pageFields(tokens), email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" },
+      "203.0.113.50",
+    );
     expect(result.notice.title).toBe("Cadastro realizado!");
     expect(relayed()).toContain("pessoa@exemplo.com.br");
   });
@@ -172,7 +169,10 @@ describe("questions are expensive to farm", () => {
     const app = await start();
     const tokens = await scrape(app);
     const [, expiry] = tokens.challenge!.token.split(".");
-    const forgeries = Array.from({ length: 2_000 }, (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`);
+    const forgeries = Array.from(
+      { length: 2_000 },
+      (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`,
+    );
     for (let start = 0; start < forgeries.length; start += 100) {
       const batch = forgeries
         .slice(start, start + 100)
@@ -204,7 +204,13 @@ describe("tracking parameters cost nothing", () => {
   it("campaign links get the shared render, with no click id in it", async () => {
     const app = await start();
     const etags = new Set<string>();
-    for (const query of ["", "?fbclid=IwAR1abc", "?gclid=Cj0KCQ", "?utm_source=newsletter&utm_campaign=lancamento", "?fbclid=IwAR2xyz"]) {
+    for (const query of [
+      "",
+      "?fbclid=IwAR1abc",
+      "?gclid=Cj0KCQ",
+      "?utm_source=newsletter&utm_campaign=lancamento",
+      "?fbclid=IwAR2xyz",
+    ]) {
       const response = await fetch(`${app.origin}/${query}`);
       expect(response.status).toBe(200);
       etags.add(response.headers.get("etag")!);

@@ -32,12 +32,18 @@ describe("the bot trap", () => {
   });
 
   it("calls a form older than the maximum age stale, never a silent success", () => {
-    expect(trap.inspect(postedForm(trap), RENDERED_AT + FORM_MAX_AGE_MS + 1)).toEqual({ kind: "stale", why: "form too old" });
+    expect(trap.inspect(postedForm(trap), RENDERED_AT + FORM_MAX_AGE_MS + 1)).toEqual({
+      kind: "stale",
+      why: "form too old",
+    });
   });
 
   it("calls a timestamp made with another secret (a restart without a kept secret) stale", () => {
     const before = new BotTrap("another-secret-0123456789abcdef01234", MIN_SUBMIT_MS);
-    expect(trap.inspect(postedForm(before), RENDERED_AT + 5_000)).toEqual({ kind: "stale", why: "timestamp unreadable" });
+    expect(trap.inspect(postedForm(before), RENDERED_AT + 5_000)).toEqual({
+      kind: "stale",
+      why: "timestamp unreadable",
+    });
     expect(trap.inspect(postedForm(trap, RENDERED_AT, { from__confirm: "%%%" }), RENDERED_AT + 5_000)).toEqual({
       kind: "stale",
       why: "timestamp unreadable",

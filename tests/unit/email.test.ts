@@ -90,7 +90,10 @@ describe("anything else is refused", () => {
     ["an underscore in the domain", "ana@exem_plo.com"],
     ["a full-width at sign", "ana＠exemplo.com.br"],
     ["a local part over 64 bytes", `${"ç".repeat(33)}@exemplo.com`],
-    ["an address over 254 characters", `ana@${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.${"e".repeat(10)}.com`],
+    [
+      "an address over 254 characters",
+      `ana@${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.${"e".repeat(10)}.com`,
+    ],
     ["only spaces", "   "],
     ["nothing", ""],
   ])("%s", (_reason, typed) => {

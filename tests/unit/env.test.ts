@@ -15,7 +15,7 @@ describe("settings", () => {
       SIGNUPS_FILE: join(APP_ROOT, "data/signups.jsonl"),
       SIGNUP_SECRET_FILE: join(APP_ROOT, "data/signup-secret"),
       WEBHOOK_TIMEOUT_MS: 5_000,
-      HCAPTCHA_VERIFY_TIMEOUT_MS: 3_000,
+      HCAPTCHA_VERIFY_TIMEOUT_MS: 2_500,
       HCAPTCHA_SITE_KEY: "10000000-ffff-ffff-ffff-000000000001",
       HCAPTCHA_VERIFY_URL: "https://api.hcaptcha.com/siteverify",
       NOJS_CHALLENGE: "on",
@@ -43,9 +43,9 @@ describe("settings", () => {
     expect(withSignupSecret(settings).SIGNUP_SECRET).toBe(first);
     expect((await readFile(join(folder, "signup-secret"), "utf8")).trim()).toBe(first);
     expect((await stat(join(folder, "signup-secret"))).mode & 0o777).toBe(0o600);
-    expect(withSignupSecret(parseEnv({ SIGNUP_SECRET: "s".repeat(40), SIGNUPS_FILE: join(folder, "x") })).SIGNUP_SECRET).toBe(
-      "s".repeat(40),
-    );
+    expect(
+      withSignupSecret(parseEnv({ SIGNUP_SECRET: "s".repeat(40), SIGNUPS_FILE: join(folder, "x") })).SIGNUP_SECRET,
+    ).toBe("s".repeat(40));
   });
 
   it("stops start-up with one line when the generated secret cannot be kept", () => {
@@ -56,10 +56,20 @@ describe("settings", () => {
   });
 
   it("refuses timeouts that a stop could not wait for", () => {
-    expect(() => parseEnv({ WEBHOOK_TIMEOUT_MS: "6000" })).toThrowError(
-      "Invalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS must be at most 8500 ms, so a sign-up in flight is answered within the 9 s a stop waits (docker stop kills after 10 s)",
+    expect(() => parseEnv({ WEBHOOK_TIMEOUT_MS: "6500" })).toThrowError(
+      "Invalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS (+ REDIS_TIMEOUT_MS per Redis call) must be at most 8500 ms, so a sign-up in flight is answered within the 9 s a stop waits (docker stop kills after 10 s)",
     );
     expect(parseEnv({ WEBHOOK_TIMEOUT_MS: "7000", HCAPTCHA_VERIFY_TIMEOUT_MS: "1500" }).WEBHOOK_TIMEOUT_MS).toBe(7000);
+  });
+
+  it("counts Redis round trips in the time a sign-up may take", () => {
+    // The defaults (2500 + 5000) leave 1000 ms: four Redis calls of 250 ms fit, of 300 ms do not.
+    expect(parseEnv({ REDIS_URL: "redis://127.0.0.1:6379" }).REDIS_TIMEOUT_MS).toBe(250);
+    expect(() => parseEnv({ REDIS_URL: "redis://127.0.0.1:6379", REDIS_TIMEOUT_MS: "300" })).toThrowError(
+      /must be at most 8500 ms/,
+    );
+    // Without Redis its timeout costs nothing.
+    expect(parseEnv({ REDIS_TIMEOUT_MS: "1000" }).REDIS_TIMEOUT_MS).toBe(1000);
   });
 
   it("derives the source slug from the site name", () => {
@@ -68,7 +78,12 @@ describe("settings", () => {
   });
 
   it("reads numbers and treats empty strings as unset", () => {
-    const env = parseEnv({ WEBHOOK_TIMEOUT_MS: "2500", TRUST_PROXY: "1", WEBHOOK_URL: "", SIGNUP_SECRET: "x".repeat(32) });
+    const env = parseEnv({
+      WEBHOOK_TIMEOUT_MS: "2500",
+      TRUST_PROXY: "1",
+      WEBHOOK_URL: "",
+      SIGNUP_SECRET: "x".repeat(32),
+    });
     expect(env.WEBHOOK_TIMEOUT_MS).toBe(2500);
     expect(env.TRUST_PROXY).toBe(1);
     expect(env.WEBHOOK_URL).toBeUndefined();
@@ -88,6 +103,8 @@ describe("settings", () => {
     ["SIGNUP_SOURCE", "Com Espaço", "SIGNUP_SOURCE must be a slug"],
     ["HCAPTCHA_VERIFY_URL", "siteverify", "HCAPTCHA_VERIFY_URL must be an http(s) URL"],
     ["TRUST_PROXY", "-1", "TRUST_PROXY must be a whole number from 0 to 10"],
+    ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
+    ["REDIS_TIMEOUT_MS", "0", "REDIS_TIMEOUT_MS must be a whole number from 10 to 1000"],
   ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
     expect(() => parseEnv({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
   });
@@ -96,13 +113,18 @@ describe("settings", () => {
     expect(startupWarnings(parseEnv({}))).toEqual([
       `WEBHOOK_URL is not set: sign-ups are appended to ${join(APP_ROOT, "data/signups.jsonl")}`,
       "HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification",
-      `SIGNUP_SECRET is not set: the one kept in ${join(APP_ROOT, "data/signup-secret")} is used (several instances need one SIGNUP_SECRET)`,
+      `SIGNUP_SECRET is not set: the one kept in ${join(APP_ROOT, "data/signup-secret")} is used (several instances need REDIS_URL or one SIGNUP_SECRET)`,
+      "REDIS_URL is not set: limits and the replay guard live in this process (one instance only)",
     ]);
     const configured = parseEnv({
       WEBHOOK_URL: "https://automacao.exemplo.com/hook",
       HCAPTCHA_SECRET: "segredo",
       SIGNUP_SECRET: "s".repeat(40),
+      REDIS_URL: "rediss://:senha@redis.interno:6380/0",
     });
     expect(startupWarnings(configured)).toEqual([]);
+    expect(startupWarnings({ ...configured, SIGNUP_SECRET: undefined })).toEqual([
+      "SIGNUP_SECRET is not set: instances agree on one generated secret kept in Redis",
+    ]);
   });
 });

@@ -1,12 +1,16 @@
+import { spawn } from "node:child_process";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../support/app-server";
+import { freePort, SERVE_COMMAND, startApp, type RunningApp } from "../harness/app-server";
 import { builtServerSuite } from "../support/built-server-suite";
-import { honeypotFields, postSignup } from "../support/signup-form";
-import { WEBHOOK_PATH } from "../support/stand-in";
+import { honeypotFields, pageFields, pageTokens, postSignup } from "../harness/signup-client";
+import { solveQuestion } from "../harness/question-solver";
+import { WEBHOOK_PATH } from "../harness/stand-in";
+import { waitForOk } from "../harness/wait";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve,
@@ -30,6 +34,24 @@ async function signUp(app: RunningApp, email: string, extra: Record<string, stri
   const fields = { ...(await honeypotFields(app.origin)), email, hcaptchaToken: `token-${email}`, ...extra };
   const response = await postSignup(app.origin, fields, { data: true });
   return { status: response.status, body: (await response.json()) as Answer["body"] };
+}
+
+/** A raw POST of the form whose body is sent in pieces; `answer` is all the server wrote before closing. */
+function openUpload(app: RunningApp, length: number) {
+  const socket = connect(Number(new URL(app.origin).port), "127.0.0.1");
+  socket.write(
+    "POST /?index&_data=routes%2F_index HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`,
+  );
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk));
+  const answer = new Promise<string>((resolve) => {
+    socket.once("close", () => resolve(received));
+    socket.once("error", () => undefined);
+  });
+  const send = (text: string) =>
+    new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.write(text, () => resolve())));
+  return { send, answer };
 }
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
@@ -63,7 +85,11 @@ describe("an outgoing call that stalls never takes the server down", () => {
     expect((await signUp(app, "depois@exemplo.com.br")).status).toBe(200);
     expect(app.process.exitCode).toBeNull();
     expect(relayedEmails()).toEqual(
-      ["depois@exemplo.com.br", "lenta@exemplo.com.br", ...Array.from({ length: 10 }, (_, i) => `pessoa${i}@exemplo.com.br`)].sort(),
+      [
+        "depois@exemplo.com.br",
+        "lenta@exemplo.com.br",
+        ...Array.from({ length: 10 }, (_, i) => `pessoa${i}@exemplo.com.br`),
+      ].sort(),
     );
     expect(app.output()).not.toContain("unexpected-error");
   });
@@ -201,7 +227,12 @@ describe("restarts and stale pages", () => {
 
   it("without JavaScript an unanswered question is asked for by name, not as a captcha", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const fields = { ...(await honeypotFields(app.origin)), email: "ana@exemplo.com.br", challengeToken: "x.1.y", challengeAnswer: "" };
+    const fields = {
+      ...(await honeypotFields(app.origin)),
+      email: "ana@exemplo.com.br",
+      challengeToken: "x.1.y",
+      challengeAnswer: "",
+    };
     const response = await postSignup(app.origin, fields);
     expect(response.status).toBe(400);
     const html = await response.text();
@@ -230,7 +261,10 @@ describe("e-mails that must not pass, against the built server", () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
     const answer = await signUp(app, address);
     expect(answer.status).toBe(400);
-    expect(answer.body.notice).toEqual({ title: "E-mail inválido", description: "Por favor, informe um e-mail válido." });
+    expect(answer.body.notice).toEqual({
+      title: "E-mail inválido",
+      description: "Por favor, informe um e-mail válido.",
+    });
     expect(answer.body.email).toBe(address);
     expect(standIn.received.webhook).toHaveLength(0);
   });
@@ -262,10 +296,122 @@ describe("stopping", () => {
     expect(await exitCode).toBe(0);
   });
 
+  it("a visitor still uploading when a stop begins is not waited for: nothing is relayed, so a retry cannot relay twice", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 2_000 };
+    const body = new URLSearchParams({
+      ...(await honeypotFields(app.origin)),
+      email: "lenta@exemplo.com.br",
+      hcaptchaToken: "P1_slow-upload",
+    }).toString();
+    const upload = openUpload(app, body.length);
+    await upload.send(body.slice(0, 10));
+    const exitCode = app.stop();
+    // The rest arrives only once the process has exited, or just before the drain would end.
+    await Promise.race([exitCode, new Promise((resolve) => setTimeout(resolve, 8_700))]);
+    await upload.send(body.slice(10));
+    const answer = await upload.answer;
+    expect(await exitCode).toBe(0);
+    expect(answer).not.toMatch(/^HTTP\/1\.1 200/);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("a body that stalls is answered 408 and not waited for", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const upload = openUpload(app, 100);
+    await upload.send("email=ana");
+    expect(await upload.answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(standIn.received.webhook).toHaveLength(0);
+  }, 30_000);
+
   it("refuses at start-up timeouts that a stop could not wait for, in one line", async () => {
     await expect(startApp({ WEBHOOK_URL: standIn.webhookUrl, WEBHOOK_TIMEOUT_MS: "9000" })).rejects.toThrowError(
-      /exited with 1:\nInvalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS \+ WEBHOOK_TIMEOUT_MS must be at most 8500 ms/,
+      /exited with 1:\nInvalid configuration: HCAPTCHA_VERIFY_TIMEOUT_MS \+ WEBHOOK_TIMEOUT_MS \(\+ REDIS_TIMEOUT_MS per Redis call\) must be at most 8500 ms/,
     );
+  });
+});
+
+describe("a visitor without JavaScript who answers again at once", () => {
+  /** The value of a form field in the page the server sent. */
+  function fieldValue(html: string, name: string): string {
+    const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0] ?? "";
+    return /value="([^"]*)"/.exec(input)?.[1]?.replace(/&amp;/g, "&") ?? "";
+  }
+
+  it("is signed up, not taken for a bot, when the new question is answered within the minimum time", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, SIGNUP_MIN_SUBMIT_MS: "1500" });
+    const page = await pageTokens(app.origin);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const wrong = await postSignup(app.origin, {
+      ...pageFields(page),
+      email: "rapida@exemplo.com.br",
+      challengeToken: page.challenge!.token,
+      challengeAnswer: "99",
+    });
+    const html = await wrong.text();
+    expect(wrong.status).toBe(400);
+    expect(html).toContain("Resposta incorreta");
+    const question = /Quanto é [^?]+\?/.exec(html)![0];
+    // Pressed again at once, with what the page now holds.
+    const again = await postSignup(app.origin, {
+      name__confirm: "",
+      from__confirm: fieldValue(html, "from__confirm"),
+      email: fieldValue(html, "email"),
+      challengeToken: fieldValue(html, "challengeToken"),
+      challengeAnswer: String(solveQuestion(question)),
+    });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain("Cadastro realizado!");
+    expect(standIn.received.webhook.map((hit) => (hit.body as { email: string }).email)).toEqual([
+      "rapida@exemplo.com.br",
+    ]);
+  });
+});
+
+describe("a log that cannot be written any more", () => {
+  /** 20 probes and a sign-up: all must be answered as usual. */
+  async function stillServes(origin: string): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let index = 0; index < 20; index++) statuses.push((await fetch(`${origin}/healthz`)).status);
+    const fields = { ...(await honeypotFields(origin)), email: "log@exemplo.com.br", hcaptchaToken: "P1_log" };
+    statuses.push((await postSignup(origin, fields, { data: true })).status);
+    return statuses;
+  }
+
+  it("its reader gone (EPIPE): the server loses log lines, not its answers", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    app.process.stdout!.destroy();
+    app.process.stderr!.destroy();
+    expect(await stillServes(app.origin)).toEqual([...Array<number>(20).fill(200), 200]);
+    expect(app.process.exitCode).toBeNull();
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("its disk full (EFBIG): the server loses log lines, not its answers", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "full-log-"));
+    const port = await freePort();
+    const [node, ...args] = SERVE_COMMAND;
+    // The log may not grow at all: its first line already fails.
+    const child = spawn("bash", ["-c", `ulimit -f 0 && exec "$@" > "${folder}/app.log" 2>&1`, "bash", node!, ...args], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        WEBHOOK_URL: standIn.webhookUrl,
+        SIGNUP_SECRET: "faults-suite-secret-0123456789abcdef",
+        SIGNUP_MIN_SUBMIT_MS: "0",
+      },
+      stdio: "ignore",
+    });
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      await waitForOk(`${origin}/healthz`);
+      expect(await stillServes(origin)).toEqual([...Array<number>(20).fill(200), 200]);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });
 

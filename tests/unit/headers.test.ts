@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../support/app-server";
+import { startApp, type RunningApp } from "../harness/app-server";
 
 let app: RunningApp;
 let proxied: RunningApp;
@@ -24,7 +24,9 @@ describe("security headers on the built server", () => {
     const response = await fetch(`${app.origin}/`);
     expectCommonHeaders(response.headers);
     const csp = response.headers.get("content-security-policy")!;
-    expect(csp).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+ https:\/\/hcaptcha\.com https:\/\/\*\.hcaptcha\.com;/);
+    expect(csp).toMatch(
+      /script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+ https:\/\/hcaptcha\.com https:\/\/\*\.hcaptcha\.com;/,
+    );
     for (const directive of [
       "frame-src https://hcaptcha.com https://*.hcaptcha.com",
       "connect-src 'self' https://hcaptcha.com https://*.hcaptcha.com",
@@ -69,9 +71,9 @@ describe("security headers on the built server", () => {
     expect((await fetch(`${proxied.origin}/`, https)).headers.get("strict-transport-security")).toBe(
       "max-age=63072000; includeSubDomains",
     );
-    expect((await fetch(`${proxied.origin}/?_data=routes%2F_index`, https)).headers.get("strict-transport-security")).toBe(
-      "max-age=63072000; includeSubDomains",
-    );
+    expect(
+      (await fetch(`${proxied.origin}/?_data=routes%2F_index`, https)).headers.get("strict-transport-security"),
+    ).toBe("max-age=63072000; includeSubDomains");
   });
 
   it("a form result is never stored by a cache: it may echo the visitor's address", async () => {

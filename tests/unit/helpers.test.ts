@@ -3,13 +3,13 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import { ChallengeBook, parseAnswer } from "~/utils/challenge.server";
 import { clientAddress, isHttps } from "~/utils/client-address.server";
-import { ExpiringSet } from "~/utils/expiring-set.server";
 import { maskEmail } from "~/utils/log.server";
 import { PageCache, preferredEncoding } from "~/utils/page-cache.server";
-import { RateLimiter } from "~/utils/rate-limit.server";
+import { memoryState } from "~/utils/state/memory-state.server";
 import { documentCsp, inlineScriptHashes } from "~/utils/security-headers.server";
 
-const PAGE = '<html><head><script>window.__ctx={"a":1}</script><script type="module" src="/build/x.js"></script></head><body>olá</body></html>';
+const PAGE =
+  '<html><head><script>window.__ctx={"a":1}</script><script type="module" src="/build/x.js"></script></head><body>olá</body></html>';
 
 describe("the page cache", () => {
   const documentRequest = (render: () => string, headers: Record<string, string> = {}, shareable = true) => ({
@@ -23,7 +23,7 @@ describe("the page cache", () => {
   });
 
   it("renders a shareable page once per second and serves it compressed with an ETag", async () => {
-    const cache = new PageCache(1000);
+    const cache = new PageCache();
     const render = vi.fn(() => PAGE);
     const brotli = cache.respond(documentRequest(render, { "accept-encoding": "gzip, deflate, br" }));
     const gzip = cache.respond(documentRequest(render, { "accept-encoding": "gzip" }));
@@ -40,7 +40,7 @@ describe("the page cache", () => {
   });
 
   it("answers 304 to a matching If-None-Match", () => {
-    const cache = new PageCache(1000);
+    const cache = new PageCache();
     const etag = cache.respond(documentRequest(() => PAGE)).headers.get("etag")!;
     const revalidated = cache.respond(documentRequest(() => PAGE, { "if-none-match": etag }));
     expect(revalidated.status).toBe(304);
@@ -49,7 +49,7 @@ describe("the page cache", () => {
 
   it("renders again once the render is older than its time to live", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
-    const cache = new PageCache(1000);
+    const cache = new PageCache();
     const render = vi.fn(() => PAGE);
     cache.respond(documentRequest(render));
     vi.advanceTimersByTime(1001);
@@ -59,7 +59,7 @@ describe("the page cache", () => {
   });
 
   it("never stores form results or error pages", () => {
-    const cache = new PageCache(1000);
+    const cache = new PageCache();
     const render = vi.fn(() => PAGE);
     const first = cache.respond(documentRequest(render, {}, false));
     cache.respond(documentRequest(render, {}, false));
@@ -108,7 +108,10 @@ describe("parsing helpers", () => {
   });
 
   it("questions are arithmetic written in words, with non-negative answers", () => {
-    const book = new ChallengeBook("s".repeat(32));
+    const book = new ChallengeBook(
+      "s".repeat(32),
+      memoryState().limit({ name: "answers", points: 3, durationSeconds: 600, whenAway: "refuse" }),
+    );
     for (let i = 0; i < 50; i++) {
       const { question, token } = book.create();
       expect(question).toMatch(/^Quanto é [a-zê]+ (mais|menos) [a-zê]+\?$/);
@@ -149,32 +152,35 @@ describe("parsing helpers", () => {
   });
 });
 
-describe("bounded memory", () => {
-  it("a rate limiter refills over its window", () => {
-    const limiter = new RateLimiter(2, 1000);
-    expect([limiter.take("a", 0), limiter.take("a", 0), limiter.take("a", 0)]).toEqual([true, true, false]);
-    expect(limiter.take("a", 499)).toBe(false);
-    expect(limiter.take("a", 500)).toBe(true);
-    expect(limiter.take("b", 500)).toBe(true);
+describe("the in-memory shared state", () => {
+  it("a limit allows its points per window, per key", async () => {
+    const limit = memoryState().limit({ name: "test", points: 2, durationSeconds: 60, whenAway: "local" });
+    expect([await limit.take("a"), await limit.take("a"), await limit.take("a"), await limit.take("b")]).toEqual([
+      "allowed",
+      "allowed",
+      "limited",
+      "allowed",
+    ]);
   });
 
-  it("a rate limiter forgets the oldest keys beyond its size", () => {
-    const limiter = new RateLimiter(1, 60_000, 2);
-    limiter.take("a", 0);
-    limiter.take("b", 0);
-    limiter.take("c", 0);
-    expect(limiter.take("a", 0)).toBe(true);
-    expect(limiter.take("c", 0)).toBe(false);
+  it("the ledger claims a submission once, answers duplicates, and lets a failed one be tried again", async () => {
+    const { ledger } = memoryState();
+    expect(await ledger.claim("k", 1000, "first")).toBe("claimed");
+    expect(await ledger.claim("k", 1000, "second")).toBe("in-flight");
+    await ledger.settle("k", { ok: false, outcome: "{}" });
+    expect(await ledger.read("k")).toEqual({ state: "failed", outcome: "{}" });
+    expect(await ledger.claim("k", 1000, "third")).toBe("claimed");
+    await ledger.settle("k", { ok: true });
+    expect(await ledger.claim("k", 1000, "fourth")).toBe("relayed");
+    expect(await ledger.read("other")).toEqual({ state: "unknown" });
   });
 
-  it("an expiring set forgets members after their time and beyond its size", () => {
-    const set = new ExpiringSet(1000, 2);
-    set.add("a", 0);
-    expect(set.has("a", 999)).toBe(true);
-    expect(set.has("a", 1000)).toBe(false);
-    set.add("b", 0);
-    set.add("c", 0);
-    set.add("d", 0);
-    expect([set.has("b", 1), set.has("c", 1), set.has("d", 1)]).toEqual([false, true, true]);
+  it("a claim is released only by its own holder", async () => {
+    const { ledger } = memoryState();
+    await ledger.claim("k", 1000, "mine");
+    await ledger.release("k", "someone-else");
+    expect(await ledger.read("k")).toEqual({ state: "in-flight" });
+    await ledger.release("k", "mine");
+    expect(await ledger.read("k")).toEqual({ state: "unknown" });
   });
 });

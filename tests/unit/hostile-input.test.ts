@@ -1,8 +1,8 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../support/app-server";
-import { honeypotFields } from "../support/signup-form";
-import { StandIn } from "../support/stand-in";
+import { startApp, type RunningApp } from "../harness/app-server";
+import { honeypotFields } from "../harness/signup-client";
+import { StandIn } from "../harness/stand-in";
 
 /**
  * Garbage, floods and tricks sent over a real socket to the built server, as
@@ -83,7 +83,12 @@ function chunked(totalBytes: number): Buffer {
   for (let sent = 0; sent < totalBytes; sent += chunk.length) parts.push(chunk);
   const body = Buffer.concat(parts);
   const head = `POST ${ACTION} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head), Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]);
+  return Buffer.concat([
+    Buffer.from(head),
+    Buffer.from(`${body.length.toString(16)}\r\n`),
+    body,
+    Buffer.from("\r\n0\r\n\r\n"),
+  ]);
 }
 
 const validEmail = "ana@exemplo.com.br";
@@ -101,7 +106,11 @@ const CASES: Array<[string, () => Buffer, number]> = [
   ["a truncated percent-escape", () => post(`${withHoneypot({})}&email=%E0%A4%A`), 400],
   ["a non-hex percent-escape", () => post(`${withHoneypot({})}&email=ana%ZZ@exemplo.com`), 400],
   ["an overlong UTF-8 escape", () => post(`${withHoneypot({})}&email=%C0%AF@exemplo.com`), 400],
-  ["raw bytes that are not UTF-8", () => post(Buffer.concat([Buffer.from(`${withHoneypot({})}&email=`), Buffer.from([0xff, 0xfe, 0x41])])), 400],
+  [
+    "raw bytes that are not UTF-8",
+    () => post(Buffer.concat([Buffer.from(`${withHoneypot({})}&email=`), Buffer.from([0xff, 0xfe, 0x41])])),
+    400,
+  ],
   ["a lone surrogate escape", () => post(`${withHoneypot({})}&email=%ED%A0%80@exemplo.com`), 400],
   // content types
   [
@@ -112,15 +121,38 @@ const CASES: Array<[string, () => Buffer, number]> = [
       }),
     415,
   ],
-  ["a JSON body", () => post(JSON.stringify({ email: validEmail, hcaptchaToken: token }), { "Content-Type": "application/json" }), 415],
-  ["a JSON body on the data endpoint", () => post(JSON.stringify({ email: validEmail }), { "Content-Type": "application/json" }, DATA_ACTION), 415],
+  [
+    "a JSON body",
+    () => post(JSON.stringify({ email: validEmail, hcaptchaToken: token }), { "Content-Type": "application/json" }),
+    415,
+  ],
+  [
+    "a JSON body on the data endpoint",
+    () => post(JSON.stringify({ email: validEmail }), { "Content-Type": "application/json" }, DATA_ACTION),
+    415,
+  ],
   ["text/plain", () => post(`email=${validEmail}`, { "Content-Type": "text/plain" }), 415],
   ["no Content-Type at all", () => post(`email=${validEmail}`, { "Content-Type": null }), 415],
-  ["a Latin-1 charset", () => post(withHoneypot({ email: validEmail }), { "Content-Type": "application/x-www-form-urlencoded; charset=iso-8859-1" }), 415],
+  [
+    "a Latin-1 charset",
+    () =>
+      post(withHoneypot({ email: validEmail }), {
+        "Content-Type": "application/x-www-form-urlencoded; charset=iso-8859-1",
+      }),
+    415,
+  ],
   ["XML", () => post(`<email>${validEmail}</email>`, { "Content-Type": "application/xml" }), 415],
   // hostile e-mails
-  ["CR/LF and a Bcc header in the e-mail", () => post(withHoneypot({ email: `${validEmail}\r\nBcc: todos@exemplo.com`, hcaptchaToken: token })), 400],
-  ["an encoded header injection", () => post(`${withHoneypot({ hcaptchaToken: token })}&email=ana%0d%0aSet-Cookie:%20x=1@exemplo.com`), 400],
+  [
+    "CR/LF and a Bcc header in the e-mail",
+    () => post(withHoneypot({ email: `${validEmail}\r\nBcc: todos@exemplo.com`, hcaptchaToken: token })),
+    400,
+  ],
+  [
+    "an encoded header injection",
+    () => post(`${withHoneypot({ hcaptchaToken: token })}&email=ana%0d%0aSet-Cookie:%20x=1@exemplo.com`),
+    400,
+  ],
   ["a NUL byte", () => post(withHoneypot({ email: `ana\u0000@exemplo.com`, hcaptchaToken: token })), 400],
   ["a zero-width space", () => post(withHoneypot({ email: `ana\u200b@exemplo.com`, hcaptchaToken: token })), 400],
   ["a right-to-left override", () => post(withHoneypot({ email: `ana\u202e@exemplo.com`, hcaptchaToken: token })), 400],
@@ -131,40 +163,92 @@ const CASES: Array<[string, () => Buffer, number]> = [
   ["a domain ending with a dot", () => post(withHoneypot({ email: "ana@exemplo.com.", hcaptchaToken: token })), 400],
   ["a 255-character e-mail", () => post(withHoneypot({ email: long(255), hcaptchaToken: token })), 400],
   ["only spaces", () => post(withHoneypot({ email: "     ", hcaptchaToken: token })), 400],
-  ["an HTML payload", () => post(withHoneypot({ email: `<script>alert(1)</script>@exemplo.com`, hcaptchaToken: token })), 400],
+  [
+    "an HTML payload",
+    () => post(withHoneypot({ email: `<script>alert(1)</script>@exemplo.com`, hcaptchaToken: token })),
+    400,
+  ],
   ["a tab inside the address", () => post(withHoneypot({ email: "ana\t@exemplo.com", hcaptchaToken: token })), 400],
   // fields
-  ["the e-mail field twice", () => post(`${withHoneypot({ hcaptchaToken: token })}&email=${validEmail}&email=outra@exemplo.com`), 400],
+  [
+    "the e-mail field twice",
+    () => post(`${withHoneypot({ hcaptchaToken: token })}&email=${validEmail}&email=outra@exemplo.com`),
+    400,
+  ],
   ["the token field twice", () => post(`${withHoneypot({ email: validEmail })}&hcaptchaToken=a&hcaptchaToken=b`), 400],
   ["no e-mail field", () => post(withHoneypot({ hcaptchaToken: token })), 400],
   ["an empty body", () => post(""), 200],
   ["a thousand unknown fields", () => post(`${withHoneypot({ email: "x" })}&${"z=1&".repeat(1000)}`), 400],
-  ["a token of 9,000 characters", () => post(withHoneypot({ email: validEmail, hcaptchaToken: "t".repeat(9000) })), 400],
+  [
+    "a token of 9,000 characters",
+    () => post(withHoneypot({ email: validEmail, hcaptchaToken: "t".repeat(9000) })),
+    400,
+  ],
   ["a token with CR/LF", () => post(withHoneypot({ email: validEmail, hcaptchaToken: "abc\r\nX-Injected: 1" })), 400],
-  ["a forged fallback token", () => post(withHoneypot({ email: validEmail, challengeToken: "a.b.c", challengeAnswer: "7" })), 400],
-  ["a fallback token expiring in a year", () => post(withHoneypot({ email: validEmail, challengeToken: `id.${Date.now() + 3.15e10}.mac`, challengeAnswer: "7" })), 400],
-  ["a well-formed post whose token siteverify rejects", () => post(withHoneypot({ email: validEmail, hcaptchaToken: token })), 400],
-  ["the same, through the data endpoint", () => post(withHoneypot({ email: validEmail, hcaptchaToken: `${token}-2` }), {}, DATA_ACTION), 400],
+  [
+    "a forged fallback token",
+    () => post(withHoneypot({ email: validEmail, challengeToken: "a.b.c", challengeAnswer: "7" })),
+    400,
+  ],
+  [
+    "a fallback token expiring in a year",
+    () =>
+      post(withHoneypot({ email: validEmail, challengeToken: `id.${Date.now() + 3.15e10}.mac`, challengeAnswer: "7" })),
+    400,
+  ],
+  [
+    "a well-formed post whose token siteverify rejects",
+    () => post(withHoneypot({ email: validEmail, hcaptchaToken: token })),
+    400,
+  ],
+  [
+    "the same, through the data endpoint",
+    () => post(withHoneypot({ email: validEmail, hcaptchaToken: `${token}-2` }), {}, DATA_ACTION),
+    400,
+  ],
   // the bot trap: looks like success, relays nothing
-  ["the honeypot filled in", () => post(form({ ...honeypot, name__confirm: "Robô", email: validEmail, hcaptchaToken: token })), 200],
+  [
+    "the honeypot filled in",
+    () => post(form({ ...honeypot, name__confirm: "Robô", email: validEmail, hcaptchaToken: token })),
+    200,
+  ],
   ["the honeypot fields left out", () => post(form({ email: validEmail, hcaptchaToken: token })), 200],
   // a timestamp nobody can read is a page from before a secret change: told to send again, nothing relayed
-  ["a garbage honeypot timestamp", () => post(form({ ...honeypot, from__confirm: "%%%not-base64", email: validEmail, hcaptchaToken: token })), 400],
+  [
+    "a garbage honeypot timestamp",
+    () => post(form({ ...honeypot, from__confirm: "%%%not-base64", email: validEmail, hcaptchaToken: token })),
+    400,
+  ],
   // methods and paths
   ["a POST to / without ?index", () => post(withHoneypot({ email: validEmail, hcaptchaToken: token }), {}, "/"), 405],
   ["a PUT to the action", () => request("PUT", ACTION, withHoneypot({ email: validEmail })), 405],
   ["a DELETE to the action", () => request("DELETE", ACTION, ""), 405],
   ["a POST to an unknown path", () => post(withHoneypot({ email: validEmail }), {}, "/wp-login.php"), 405],
   ["a malformed percent-escape in the path", () => request("GET", "/%ZZ/%E0", ""), 400],
-  ["a header with a NUL byte", () => Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\nConnection: close\r\n\r\n`, "latin1"), 400],
-  ["a spoofed X-Forwarded-For", () => post(withHoneypot({ email: "ana@", hcaptchaToken: token }), { "X-Forwarded-For": "1.1.1.1, not-an-ip" }), 400],
+  [
+    "a Host header with markup",
+    () => Buffer.from(`GET / HTTP/1.1\r\nHost: <script>\r\nConnection: close\r\n\r\n`),
+    400,
+  ],
+  [
+    "a Host header no URL can hold",
+    () => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: a^b\r\nConnection: close\r\n\r\n`),
+    400,
+  ],
+  ["an HTTP/1.0 request without Host", () => Buffer.from(`GET / HTTP/1.0\r\n\r\n`), 400],
+  [
+    "a header with a NUL byte",
+    () => Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\nConnection: close\r\n\r\n`, "latin1"),
+    400,
+  ],
+  [
+    "a spoofed X-Forwarded-For",
+    () => post(withHoneypot({ email: "ana@", hcaptchaToken: token }), { "X-Forwarded-For": "1.1.1.1, not-an-ip" }),
+    400,
+  ],
 ];
 
 describe("hostile input against the built server", () => {
-  it("has at least 40 cases", () => {
-    expect(CASES.length).toBeGreaterThanOrEqual(40);
-  });
-
   it.each(CASES)("%s → %i", async (_, build, expected) => {
     const response = await sendRaw(build());
     expect(response.status, app.output().slice(-3000)).toBe(expected);

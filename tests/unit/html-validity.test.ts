@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../support/app-server";
-import { honeypotFields, postSignup } from "../support/signup-form";
-import { StandIn } from "../support/stand-in";
+import { startApp, type RunningApp } from "../harness/app-server";
+import { honeypotFields, postSignup } from "../harness/signup-client";
+import { StandIn } from "../harness/stand-in";
 
 /** The Nu HTML Checker (the W3C validator's engine), run on what the built server sends. */
 const VNU_JAR: string = createRequire(import.meta.url)("vnu-jar");

@@ -2,19 +2,23 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { ChallengeBook, CHALLENGE_TTL_MS } from "~/utils/challenge.server";
+import { ChallengeBook, CHALLENGE_TTL_MS, NUMBER_WORDS } from "~/utils/challenge.server";
 import { parseEnv, withSignupSecret } from "~/utils/env.server";
 import { createSignup } from "~/utils/signup.server";
-import { solveQuestion } from "../support/challenge";
-import { freePort } from "../support/app-server";
-import { StandIn } from "../support/stand-in";
+import { memoryState } from "~/utils/state/memory-state.server";
+import { solveQuestion } from "../harness/question-solver";
+import { freePort } from "../harness/app-server";
+import { StandIn } from "../harness/stand-in";
 
 const SECRET = "unit-test-signing-secret-0123456789";
 const USER_AGENT = "Mozilla/5.0 (Linux; Android 14) Chrome/130 Mobile";
 const SUCCESS = { title: "Cadastro realizado!", description: "Você será notificado assim que o Prevly for lançado." };
 const INVALID_EMAIL = { title: "E-mail inválido", description: "Por favor, informe um e-mail válido." };
 const CAPTCHA = { title: "Valide o captcha", description: "Confirme que você não é um robô resolvendo o captcha." };
-const FALLBACK = { title: "Falha ao enviar", description: "Não foi possível enviar seu cadastro agora. Tente novamente." };
+const FALLBACK = {
+  title: "Falha ao enviar",
+  description: "Não foi possível enviar seu cadastro agora. Tente novamente.",
+};
 const TOO_MANY = { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." };
 
 const standIn = new StandIn();
@@ -53,6 +57,7 @@ function makeSignup(settings: Record<string, string> = {}): Signup {
         ...settings,
       }),
     ),
+    memoryState(),
   );
 }
 
@@ -73,6 +78,10 @@ function post(fields: Record<string, string>, headers: Record<string, string> = 
 async function submit(signup: Signup, fields: Record<string, string>, headers?: Record<string, string>) {
   return signup.handle(post(formFields(signup, fields), headers));
 }
+
+/** A question's own count of answers, as the pipeline keeps it. */
+const answersLimit = () =>
+  memoryState().limit({ name: "question-answers", points: 3, durationSeconds: 600, whenAway: "refuse" });
 
 let tokenCount = 0;
 const token = () => `P1_token-${++tokenCount}-${Math.random().toString(36).slice(2)}`;
@@ -137,7 +146,12 @@ describe("relaying a valid sign-up", () => {
     const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ event: "signup", outcome: "relayed", status: 200, email: "a***@exemplo.com.br" });
-    expect(lines[1]).toMatchObject({ event: "signup", outcome: "webhook-status-500", status: 502, email: "b***@exemplo.com.br" });
+    expect(lines[1]).toMatchObject({
+      event: "signup",
+      outcome: "webhook-status-500",
+      status: 502,
+      email: "b***@exemplo.com.br",
+    });
     expect(typeof lines[0]!.durationMs).toBe("number");
     expect(logs.join("\n")).not.toContain(standIn.webhookUrl);
     expect(logs.join("\n")).not.toContain("ana.souza");
@@ -145,15 +159,23 @@ describe("relaying a valid sign-up", () => {
 });
 
 describe("refusing bad input before anything is relayed", () => {
-  it.each(["", "   ", "ana", "ana@", "@exemplo.com", "ana@exemplo", "ana@@exemplo.com", "ana@exemplo..com", "ana silva@exemplo.com", "ana@exemplo.com\r\nBcc: x@y.com"])(
-    "%j → 400 'E-mail inválido', typed value echoed back",
-    async (email) => {
-      const { status, result } = await submit(makeSignup(), { email, hcaptchaToken: token() });
-      expect(status).toBe(400);
-      expect(result).toMatchObject({ ok: false, notice: INVALID_EMAIL, email, resetCaptcha: false });
-      expect(standIn.received.webhook).toHaveLength(0);
-    },
-  );
+  it.each([
+    "",
+    "   ",
+    "ana",
+    "ana@",
+    "@exemplo.com",
+    "ana@exemplo",
+    "ana@@exemplo.com",
+    "ana@exemplo..com",
+    "ana silva@exemplo.com",
+    "ana@exemplo.com\r\nBcc: x@y.com",
+  ])("%j → 400 'E-mail inválido', typed value echoed back", async (email) => {
+    const { status, result } = await submit(makeSignup(), { email, hcaptchaToken: token() });
+    expect(status).toBe(400);
+    expect(result).toMatchObject({ ok: false, notice: INVALID_EMAIL, email, resetCaptcha: false });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
 
   it("checks the e-mail before the captcha", async () => {
     const { result } = await submit(makeSignup(), { email: "ana@", hcaptchaToken: "" });
@@ -182,24 +204,42 @@ describe("webhook faults", () => {
       () => (standIn.webhook = { status: 500, text: "Workflow could not be started" }),
       "Webhook retornou 500 Internal Server Error: Workflow could not be started",
     ],
-    ["404 without text", () => ({}), () => (standIn.webhook = { status: 404, text: "" }), "Webhook retornou 404 Not Found"],
-    ["429", () => ({}), () => (standIn.webhook = { status: 429, text: "slow down" }), "Webhook retornou 429 Too Many Requests: slow down"],
-    ["a stall longer than the timeout", () => ({}), () => (standIn.webhook = { status: 200, delayMs: 3_000 }), FALLBACK.description],
+    [
+      "404 without text",
+      () => ({}),
+      () => (standIn.webhook = { status: 404, text: "" }),
+      "Webhook retornou 404 Not Found",
+    ],
+    [
+      "429",
+      () => ({}),
+      () => (standIn.webhook = { status: 429, text: "slow down" }),
+      "Webhook retornou 429 Too Many Requests: slow down",
+    ],
+    [
+      "a stall longer than the timeout",
+      () => ({}),
+      () => (standIn.webhook = { status: 200, delayMs: 3_000 }),
+      FALLBACK.description,
+    ],
   ];
 
-  it.each(cases)("%s → 'Falha ao enviar' with the right message, e-mail kept, relayed at most once", async (_, settings, arrange, description) => {
-    const signup = makeSignup(await settings());
-    arrange();
-    const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
-    expect(status).toBe(502);
-    expect(result).toMatchObject({
-      ok: false,
-      notice: { title: "Falha ao enviar", description },
-      email: "ana@exemplo.com.br",
-      resetCaptcha: true,
-    });
-    expect(standIn.received.webhook.length).toBeLessThanOrEqual(1);
-  });
+  it.each(cases)(
+    "%s → 'Falha ao enviar' with the right message, e-mail kept, relayed at most once",
+    async (_, settings, arrange, description) => {
+      const signup = makeSignup(await settings());
+      arrange();
+      const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
+      expect(status).toBe(502);
+      expect(result).toMatchObject({
+        ok: false,
+        notice: { title: "Falha ao enviar", description },
+        email: "ana@exemplo.com.br",
+        resetCaptcha: true,
+      });
+      expect(standIn.received.webhook.length).toBeLessThanOrEqual(1);
+    },
+  );
 
   it("a 10 MB error answer is not downloaded: its text is cut to 200 characters", async () => {
     standIn.webhook = { status: 500, bodyBytes: 10 * 1024 * 1024 };
@@ -239,9 +279,13 @@ describe("server-side captcha verification", () => {
 
   it("relays after siteverify says success, sending secret, response, sitekey and remoteip", async () => {
     const captcha = token();
-    const { status } = await submit(verifying(), { email: "ana@exemplo.com.br", hcaptchaToken: captcha }, {
-      "x-forwarded-for": "203.0.113.9",
-    });
+    const { status } = await submit(
+      verifying(),
+      { email: "ana@exemplo.com.br", hcaptchaToken: captcha },
+      {
+        "x-forwarded-for": "203.0.113.9",
+      },
+    );
     expect(status).toBe(200);
     expect(standIn.received.siteverify).toEqual([
       {
@@ -302,15 +346,19 @@ describe("the fallback question", () => {
     const signup = makeSignup();
     const { status } = await submit(signup, { email: "ana@exemplo.com.br", ...answered(signup) });
     expect(status).toBe(200);
-    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ email: "ana@exemplo.com.br", hcaptchaToken: "" });
+    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: "",
+    });
   });
 
   it("accepts the answer written in words", async () => {
     const signup = makeSignup();
     const { challengeToken, challengeAnswer } = answered(signup);
-    const words = ["zero", "um", "dois", "três", "quatro", "cinco", "seis", "sete", "oito", "nove", "dez", "onze", "doze", "treze", "catorze", "quinze", "dezesseis", "dezessete", "dezoito"];
-    const inWords = words[Number(challengeAnswer)]!.toUpperCase();
-    expect((await submit(signup, { email: "ana@exemplo.com.br", challengeToken, challengeAnswer: inWords })).status).toBe(200);
+    const inWords = NUMBER_WORDS[Number(challengeAnswer)]!.toUpperCase();
+    expect(
+      (await submit(signup, { email: "ana@exemplo.com.br", challengeToken, challengeAnswer: inWords })).status,
+    ).toBe(200);
   });
 
   it("a wrong answer → 400 with a clear message and a new question, e-mail kept", async () => {
@@ -318,7 +366,10 @@ describe("the fallback question", () => {
     const proof = answered(signup, 1);
     const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", ...proof });
     expect(status).toBe(400);
-    expect(result.notice).toEqual({ title: "Resposta incorreta", description: "Confira a conta e responda à nova pergunta." });
+    expect(result.notice).toEqual({
+      title: "Resposta incorreta",
+      description: "Confira a conta e responda à nova pergunta.",
+    });
     expect(result.email).toBe("ana@exemplo.com.br");
     expect(result.challenge?.question).toMatch(/^Quanto é/);
     expect(result.challenge?.token).not.toBe(proof.challengeToken);
@@ -327,7 +378,7 @@ describe("the fallback question", () => {
 
   it("an expired question → 'Pergunta expirada' and a new one", async () => {
     const signup = makeSignup();
-    const book = new ChallengeBook(SECRET);
+    const book = new ChallengeBook(SECRET, answersLimit());
     const old = book.create(Date.now() - CHALLENGE_TTL_MS - 1);
     const { status, result } = await submit(signup, {
       email: "ana@exemplo.com.br",
@@ -340,7 +391,7 @@ describe("the fallback question", () => {
   });
 
   it("a question signed with another secret is not accepted", async () => {
-    const forged = new ChallengeBook("another-secret-another-secret-000").create();
+    const forged = new ChallengeBook("another-secret-another-secret-000", answersLimit()).create();
     const { status } = await submit(makeSignup(), {
       email: "ana@exemplo.com.br",
       challengeToken: forged.token,
@@ -362,7 +413,11 @@ describe("the fallback question", () => {
   it("with NOJS_CHALLENGE=off there is no question and an answer is no proof", async () => {
     const signup = makeSignup({ NOJS_CHALLENGE: "off" });
     expect(signup.formTokens().challenge).toBeNull();
-    const { result } = await submit(signup, { email: "ana@exemplo.com.br", challengeToken: "x.1.y", challengeAnswer: "7" });
+    const { result } = await submit(signup, {
+      email: "ana@exemplo.com.br",
+      challengeToken: "x.1.y",
+      challengeAnswer: "7",
+    });
     expect(result.notice).toEqual(CAPTCHA);
     expect(result.challenge).toBeUndefined();
   });
@@ -391,7 +446,11 @@ describe("replays", () => {
   it("a replayed fallback answer is not relayed twice", async () => {
     const signup = makeSignup();
     const challenge = signup.formTokens().challenge!;
-    const fields = { email: "ana@exemplo.com.br", challengeToken: challenge.token, challengeAnswer: String(solveQuestion(challenge.question)) };
+    const fields = {
+      email: "ana@exemplo.com.br",
+      challengeToken: challenge.token,
+      challengeAnswer: String(solveQuestion(challenge.question)),
+    };
     expect((await submit(signup, fields)).status).toBe(200);
     expect((await submit(signup, fields)).status).toBe(200);
     expect(standIn.received.webhook).toHaveLength(1);
@@ -444,7 +503,9 @@ describe("rate limits", () => {
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
     const limited = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.5"));
     expect(limited.result).toMatchObject({ notice: TOO_MANY, email: "ana@exemplo.com.br" });
-    expect((await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"))).status).toBe(200);
+    expect(
+      (await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"))).status,
+    ).toBe(200);
   });
 
   it("without trusted proxies the socket's address is the client, whatever X-Forwarded-For says", async () => {
@@ -452,17 +513,24 @@ describe("rate limits", () => {
     const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 6; attempt++) {
-      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`))).status);
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`)))
+          .status,
+      );
     }
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
-    expect((await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.6", "198.51.100.1"))).status).toBe(400);
+    expect(
+      (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.6", "198.51.100.1"))).status,
+    ).toBe(400);
   });
 
   it("requests whose client cannot be told share one bucket: the limit fails closed", async () => {
     const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
     const statuses: number[] = [];
     for (const forwarded of ["", "garbage", "999.1.1.1", "", "not-an-ip", "::zz"]) {
-      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
+      );
     }
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
   });
@@ -470,8 +538,15 @@ describe("rate limits", () => {
   it("one IPv6 /64 is one client, and spellings of one address are one client", async () => {
     const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "3" });
     const statuses: number[] = [];
-    for (const forwarded of ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443", "2001:db8:1:2::8"]) {
-      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+    for (const forwarded of [
+      "2001:db8:1:2::1",
+      "2001:DB8:1:2:ffff:0:0:9",
+      "[2001:db8:1:2::7]:443",
+      "2001:db8:1:2::8",
+    ]) {
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
+      );
     }
     expect(statuses).toEqual([400, 400, 400, 429]);
     const ipv4: number[] = [];
@@ -509,7 +584,12 @@ describe("the embedded default: a JSON-lines file when no webhook is configured"
     const lines = (await readFile(file, "utf8")).split("\n");
     expect(lines.pop()).toBe("");
     expect(lines.map((line) => JSON.parse(line))).toEqual([
-      expect.objectContaining({ email: "ana@exemplo.com.br", hcaptchaToken: "tok-1", source: "prevly-landing", userAgent: USER_AGENT }),
+      expect.objectContaining({
+        email: "ana@exemplo.com.br",
+        hcaptchaToken: "tok-1",
+        source: "prevly-landing",
+        userAgent: USER_AGENT,
+      }),
       expect.objectContaining({ email: "bia@exemplo.com.br", hcaptchaToken: "tok-2" }),
     ]);
     expect(Object.keys(JSON.parse(lines[0]!))).toEqual(["email", "hcaptchaToken", "source", "ts", "userAgent"]);
@@ -520,7 +600,9 @@ describe("the embedded default: a JSON-lines file when no webhook is configured"
     const file = join(dir, "signups.jsonl");
     const signup = makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file, RELAY_LIMIT_PER_SECOND: "1000" });
     await Promise.all(
-      Array.from({ length: 40 }, (_, index) => submit(signup, { email: `p${index}@exemplo.com`, hcaptchaToken: `t${index}` })),
+      Array.from({ length: 40 }, (_, index) =>
+        submit(signup, { email: `p${index}@exemplo.com`, hcaptchaToken: `t${index}` }),
+      ),
     );
     const emails = (await readFile(file, "utf8"))
       .trim()

@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../support/app-server";
+import { startApp, type RunningApp } from "../harness/app-server";
 import { builtServerSuite } from "../support/built-server-suite";
-import { honeypotFields, postSignup } from "../support/signup-form";
+import { honeypotFields, postSignup } from "../harness/signup-client";
 
 /**
  * The JSON-lines sink (no WEBHOOK_URL) against the built server: a full disk,
@@ -12,8 +12,14 @@ import { honeypotFields, postSignup } from "../support/signup-form";
  * that was answered 200.
  */
 
-const FALLBACK = { title: "Falha ao enviar", description: "Não foi possível enviar seu cadastro agora. Tente novamente." };
-const { start } = builtServerSuite(() => ({ SIGNUP_SECRET: "sink-suite-secret-0123456789abcdef01", SIGNUP_MIN_SUBMIT_MS: "0" }));
+const FALLBACK = {
+  title: "Falha ao enviar",
+  description: "Não foi possível enviar seu cadastro agora. Tente novamente.",
+};
+const { start } = builtServerSuite(() => ({
+  SIGNUP_SECRET: "sink-suite-secret-0123456789abcdef01",
+  SIGNUP_MIN_SUBMIT_MS: "0",
+}));
 
 async function sinkFile(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), "sink-")), "signups.jsonl");
@@ -22,7 +28,10 @@ async function sinkFile(): Promise<string> {
 async function signUp(app: RunningApp, email: string) {
   const fields = { ...(await honeypotFields(app.origin)), email, hcaptchaToken: `token-${email}` };
   const response = await postSignup(app.origin, fields, { data: true });
-  return { status: response.status, body: (await response.json()) as { notice: { title: string; description: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { notice: { title: string; description: string } },
+  };
 }
 
 async function linesOf(file: string): Promise<Array<{ email: string }>> {
@@ -54,6 +63,9 @@ describe("the JSON-lines sink", () => {
     expect(app.output()).toMatch(/"outcome":"sink-failed-EFBIG"/);
     expect(app.output()).not.toContain("webhook-unreachable");
     expect(app.process.exitCode).toBeNull();
+    // The file still opens and the disk has room: only the failed writes tell, and the probes say so.
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(503);
+    expect((await fetch(`${app.origin}/readyz`)).status).toBe(503);
   });
 
   it.each([
@@ -81,7 +93,11 @@ describe("the JSON-lines sink", () => {
     const lines = (failure as Error).message.split("\n").filter((line) => !line.startsWith("[config] warning:"));
     expect(lines).toEqual([
       "app exited with 1:",
-      expect.stringMatching(new RegExp(`^Invalid configuration: SIGNUPS_FILE cannot be opened for appending \\([A-Z]+: ${file.replace(/\./g, "\\.")}\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^Invalid configuration: SIGNUPS_FILE cannot be opened for appending \\([A-Z]+: ${file.replace(/\./g, "\\.")}\\)$`,
+        ),
+      ),
       "",
     ]);
   });
@@ -100,10 +116,10 @@ describe("the JSON-lines sink", () => {
     expect(health.status).toBe(503);
     expect(await health.text()).toBe("unavailable: SIGNUPS_FILE cannot be written");
 
+    // Mended: the next sign-up is written, and the probe trusts the sink again.
     await rm(file, { recursive: true });
-    await new Promise((resolve) => setTimeout(resolve, 1_100)); // the health answer is kept a second
-    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
     expect((await signUp(app, "bia@exemplo.com.br")).status).toBe(200);
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
     expect((await linesOf(file)).map((line) => line.email)).toEqual(["bia@exemplo.com.br"]);
   });
 });

@@ -25,12 +25,27 @@ describe("the webhook's error text shown to visitors", () => {
     ["markup without a title", "<div><b>erro</b> <script>alert(1)</script>interno</div>", "erro interno"],
     ["escaped markup in plain text stays text (React escapes it)", "&lt;b&gt;x", "&lt;b&gt;x"],
     ["control characters and line breaks", "linha 1\r\nlinha\u0000 2", "linha 1 linha 2"],
+    [
+      "the path in JSON unicode escapes, in a body cut before it parses",
+      '{"message":"no route \\u002fwebhook\\u002f5f1c\\u002dsegredo\\u002d9a2b and more',
+      '{"message":"no route […] and more',
+    ],
+    ["the path in numeric HTML references", "<title>no route 5f1c&#x2d;segredo&#45;9a2b</title>", "no route […]"],
+    ["each character percent-encoded", "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62", "no route […]"],
   ])("%s", (_case, body, shown) => {
     expect(publicErrorText(body, WEBHOOK)).toBe(shown);
   });
 
+  it("hides the port as a number of its own, not the digits of other numbers", () => {
+    expect(publicErrorText("port 5678 refused after 15678 ms", "http://n8n.interno:5678/webhook/abcdef")).toBe(
+      "port […] refused after 15678 ms",
+    );
+  });
+
   it("keeps a short path part only where it stands as a word", () => {
-    expect(publicErrorText("hook v1 is gone; avoid v12", "https://x.exemplo.com/v1/abcdef")).toBe("hook […] is gone; avoid v12");
+    expect(publicErrorText("hook v1 is gone; avoid v12", "https://x.exemplo.com/v1/abcdef")).toBe(
+      "hook […] is gone; avoid v12",
+    );
   });
 
   it("cuts long text to 200 characters and drops a word the read may have split", () => {
