@@ -2,7 +2,7 @@
 # Production image of the landing page: built in stages, run by the unprivileged `node` user.
 # Node's version agrees with "engines" in package.json.
 
-FROM node:20.20.2-bookworm-slim AS deps
+FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,13 +11,13 @@ FROM deps AS build
 COPY . .
 RUN npm run build
 
-FROM node:20.20.2-bookworm-slim AS production-deps
+FROM node:24.21.0-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Peer and optional packages (typescript, text-encoding polyfills) are build-time or unused by Node 20.
+# Peer and optional packages (typescript, text-encoding polyfills) are build-time or unused by Node 24.
 RUN npm ci --omit=dev --omit=peer --omit=optional --no-audit --no-fund && npm cache clean --force
 
-FROM node:20.20.2-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     SIGNUPS_FILE=/app/data/signups.jsonl
@@ -27,8 +27,11 @@ COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/build ./build
 COPY --from=build /app/public ./public
 COPY package.json ./
-# The only writable place: the JSON-lines sink used when no webhook is configured.
-RUN mkdir -p /app/data && chown node:node /app/data
+# The only writable place: the JSON-lines sink used when no webhook is configured. npm and
+# corepack are not used at run time: removing them keeps their advisories out of the image.
+RUN mkdir -p /app/data && chown node:node /app/data \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+           /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 VOLUME ["/app/data"]
 USER node
 EXPOSE 3000

@@ -1,0 +1,65 @@
+/**
+ * `npm test`'s set-up (its `pretest`): the suites need more than Node and npm —
+ * Chromium for Playwright and Lighthouse, Java for the Nu HTML Checker, and
+ * Debian's redis-server and nginx for the cluster suites. Each is looked for
+ * first; what is missing is installed where that is possible (Debian's
+ * packages when running as root on Debian, Playwright's installer for
+ * Chromium elsewhere), else the run stops with one line saying what to run.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { findChromium } from "../tests/harness/chromium";
+import { findProgram } from "../tests/harness/programs";
+
+type Tool = { name: string; found: () => unknown; debianPackage: string; elsewhere: string };
+
+const TOOLS: Tool[] = [
+  {
+    name: "Chromium",
+    found: findChromium,
+    debianPackage: "chromium",
+    elsewhere: "npx playwright install chromium (or set CHROMIUM_PATH to a Chromium or Chrome binary)",
+  },
+  {
+    name: "Java (for the Nu HTML Checker)",
+    found: () => findProgram("java"),
+    debianPackage: "default-jre-headless",
+    elsewhere: "install a Java runtime 11 or later",
+  },
+  {
+    name: "redis-server",
+    found: () => findProgram("redis-server"),
+    debianPackage: "redis-server",
+    elsewhere: "install Redis 6 or later",
+  },
+  { name: "nginx", found: () => findProgram("nginx"), debianPackage: "nginx", elsewhere: "install nginx" },
+];
+
+const rootOnDebian = process.getuid?.() === 0 && existsSync("/etc/debian_version") && existsSync("/usr/bin/apt-get");
+
+function run(command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let missing = TOOLS.filter((tool) => !tool.found());
+if (missing.length > 0 && rootOnDebian) {
+  console.log(`test tools: installing ${missing.map((tool) => tool.debianPackage).join(", ")} (apt-get)`);
+  run("apt-get", ["update", "-qq"]);
+  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing.map((tool) => tool.debianPackage)]);
+  missing = missing.filter((tool) => !tool.found());
+}
+if (missing.some((tool) => tool.debianPackage === "chromium") && !rootOnDebian) {
+  console.log("test tools: installing Playwright's Chromium");
+  run("npx", ["playwright", "install", "chromium"]);
+  missing = missing.filter((tool) => !tool.found());
+}
+for (const tool of missing) console.error(`test tools: ${tool.name} is missing: ${tool.elsewhere}`);
+process.exit(missing.length > 0 ? 1 : 0);

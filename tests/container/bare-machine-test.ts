@@ -1,0 +1,105 @@
+/**
+ * `npm run test:bare`: the README's quick start on a bare machine. A clean
+ * clone of the committed code runs, inside the Node image the Dockerfile
+ * builds on (Node and npm, nothing else: no Chromium, no Java, no Redis, no
+ * nginx), the two commands of the README's quick start as they are written
+ * there: the first must serve the site, the second must pass. Needs a Docker
+ * engine, like `npm run test:container` (.ci/run prepares one).
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { freePort } from "../harness/app-server";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The README's quick start: the lines of its first `sh` block, without their comments. */
+function quickStart(): { serve: string; test: string } {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  const commands = (block ?? "")
+    .split("\n")
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter(Boolean);
+  if (commands.length !== 2) throw new Error(`the README's quick start should hold two commands, found: ${commands}`);
+  return { serve: commands[0]!, test: commands[1]! };
+}
+
+/** The Node image the production image builds on: a machine with Node and npm only. */
+function bareImage(): string {
+  const from = /^FROM (node:\S+)/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
+  if (!from) throw new Error("no node base image in the Dockerfile");
+  return from;
+}
+
+async function main(): Promise<number> {
+  const { serve, test } = quickStart();
+  const image = bareImage();
+  const port = await freePort();
+  const clone = mkdtempSync(join(tmpdir(), "bare-machine-"));
+  execFileSync("git", ["clone", "--quiet", ROOT, join(clone, "src")]);
+  // The first command serves until stopped: it runs in the background until the site answers,
+  // then the second runs on the same machine, as a newcomer would type them.
+  const script = `set -u
+cd /src
+export PORT=${port} CI=true NO_COLOR=1 FORCE_COLOR=0
+setsid bash -c '${serve}' > /tmp/serve.log 2>&1 &
+served=$!
+node -e '
+  const deadline = Date.now() + 600000;
+  (async function poll() {
+    try {
+      const page = await fetch("http://127.0.0.1:${port}/");
+      const text = await page.text();
+      if (page.status === 200 && text.includes("previdência")) { console.log("bare machine: the site answers 200"); process.exit(0); }
+    } catch {}
+    if (Date.now() > deadline) { console.log("bare machine: the site never answered"); process.exit(1); }
+    setTimeout(poll, 1000);
+  })();' || { tail -40 /tmp/serve.log; exit 1; }
+kill -TERM -- "-$served"; wait "$served" 2>/dev/null
+${test}`;
+  console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${test}`);
+  try {
+    const { stdout } = await promisify(execFile)(
+      "docker",
+      [
+        "run",
+        "--rm",
+        "--network",
+        "host",
+        "--user",
+        "root",
+        "-v",
+        `${join(clone, "src")}:/src`,
+        image,
+        "bash",
+        "-c",
+        script,
+      ],
+      { maxBuffer: 256 * 1024 * 1024 },
+    );
+    // What the run did: the set-up it needed, the site's answer and each suite's summary.
+    const summary =
+      /^(bare machine:|test tools:|\s*Tests |\s*Test Files |\s*\d+ passed|> prevly-landing@\S+ (pretest|lint|test)$)/;
+    console.log(
+      stdout
+        .split("\n")
+        .filter((line) => summary.test(line))
+        .join("\n"),
+    );
+    return 0;
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    console.log(`${stdout}\n${stderr}`.split("\n").slice(-80).join("\n"));
+    return 1;
+  } finally {
+    rmSync(clone, { recursive: true, force: true });
+  }
+}
+
+const failed = await main();
+console.log(failed ? "0 passed, 1 failed" : "1 passed, 0 failed");
+process.exit(failed);
