@@ -25,6 +25,8 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
  * - an odd method (TRACE) throws inside Remix and express prints a stack per
  *   request: anything but GET, HEAD and POST is answered 405 before Remix, and
  *   a Host header no URL can be built from (Remix's would throw) 400;
+ * - a path that cannot be percent-decoded (`/%`) gets express's English 400
+ *   page: its percent signs are escaped, so it reaches our 404 page instead;
  * - an error nobody caught is logged as one JSON line instead of ending the
  *   process and every sign-up in flight with it, and a log that cannot be
  *   written any more (EPIPE, a full disk) only loses lines.
@@ -48,6 +50,7 @@ export function installServerGuards(): void {
       }
       // Remix builds the request's URL from Host: one it cannot parse would be a 500 and a stack per request.
       if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Bad Request");
+      request.url = withDecodablePath(request.url ?? "/");
       return listener?.(request, response);
     });
     const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
@@ -67,6 +70,18 @@ export function installServerGuards(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   process.on("uncaughtException", (error) => logUnexpected("uncaught-exception", error));
   process.on("unhandledRejection", (reason) => logUnexpected("unhandled-rejection", reason));
+}
+
+/** `url` unchanged when its path decodes; otherwise with every `%` of the path escaped, so it names a page that does not exist. */
+function withDecodablePath(url: string): string {
+  const queryAt = url.indexOf("?");
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    return path.replaceAll("%", "%25") + url.slice(path.length);
+  }
 }
 
 /** A short plain-text refusal that never reaches Remix. */

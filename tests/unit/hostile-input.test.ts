@@ -224,7 +224,7 @@ const CASES: Array<[string, () => Buffer, number]> = [
   ["a PUT to the action", () => request("PUT", ACTION, withHoneypot({ email: validEmail })), 405],
   ["a DELETE to the action", () => request("DELETE", ACTION, ""), 405],
   ["a POST to an unknown path", () => post(withHoneypot({ email: validEmail }), {}, "/wp-login.php"), 405],
-  ["a malformed percent-escape in the path", () => request("GET", "/%ZZ/%E0", ""), 400],
+  ["a malformed percent-escape in the path", () => request("GET", "/%ZZ/%E0", ""), 404],
   [
     "a Host header with markup",
     () => Buffer.from(`GET / HTTP/1.1\r\nHost: <script>\r\nConnection: close\r\n\r\n`),
@@ -252,6 +252,14 @@ describe("hostile input against the built server", () => {
   it.each(CASES)("%s → %i", async (_, build, expected) => {
     const response = await sendRaw(build());
     expect(response.status, app.output().slice(-3000)).toBe(expected);
+  });
+
+  it("a path that cannot be percent-decoded gets the site's own 404 page", async () => {
+    for (const path of ["/%", "/%E0%A4%A", "/planos/%zz?utm_source=x"]) {
+      const response = await fetch(`${app.origin}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).toContain("Oops! Page not found");
+    }
   });
 
   it("relayed nothing, and the server is still healthy", async () => {
