@@ -34,12 +34,13 @@ export function memoryState(): SharedState {
     },
   };
   const limit = (spec: LimitSpec) => {
-    const limiter = new RateLimiterMemory({
-      keyPrefix: spec.name,
-      points: spec.points,
-      duration: spec.durationSeconds,
-    });
+    const limiter = memoryLimiter(spec);
     return { take: (key: string) => consume(limiter, key) };
   };
   return { kind: "memory", limit, ledger, ready: async () => true };
+}
+
+/** `spec` counted in this process: the memory store's limits, and the Redis store's while Redis is away. */
+export function memoryLimiter(spec: LimitSpec): RateLimiterMemory {
+  return new RateLimiterMemory({ keyPrefix: spec.name, points: spec.points, duration: spec.durationSeconds });
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { RateLimiterRedis } from "rate-limiter-flexible";
 import { logEvent } from "../log.server";
+import { memoryLimiter } from "./memory-state.server";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
@@ -86,10 +87,7 @@ export function redisState({ url, timeoutMs, namespace }: RedisOptions): SharedS
       points: spec.points,
       duration: spec.durationSeconds,
       rejectIfRedisNotReady: true,
-      insuranceLimiter:
-        spec.whenAway === "local"
-          ? new RateLimiterMemory({ keyPrefix: spec.name, points: spec.points, duration: spec.durationSeconds })
-          : undefined,
+      insuranceLimiter: spec.whenAway === "local" ? memoryLimiter(spec) : undefined,
     });
     return { take: (subject) => consume(limiter, subject) };
   }
