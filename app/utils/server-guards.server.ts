@@ -27,6 +27,11 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
  *   a Host header no URL can be built from (Remix's would throw) 400;
  * - a path that cannot be percent-decoded (`/%`) gets express's English 400
  *   page: its percent signs are escaped, so it reaches our 404 page instead;
+ * - Remix's adapter glues the request target onto the host, so an absolute-form
+ *   target (`GET http://host/path`, which HTTP/1.1 allows) is cut to its path
+ *   and `*` is refused 400; it also takes the port from X-Forwarded-Host, which
+ *   anyone can send (`evil:99999` was a 500 on every route) and nothing here
+ *   reads, so that header is dropped;
  * - an error nobody caught is logged as one JSON line instead of ending the
  *   process and every sign-up in flight with it, and a log that cannot be
  *   written any more (EPIPE, a full disk) only loses lines.
@@ -46,11 +51,14 @@ export function installServerGuards(): void {
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
       if (!ANSWERED_METHODS.has(request.method ?? "")) {
-        return refuse(response, 405, "Method Not Allowed", { Allow: [...ANSWERED_METHODS].join(", ") });
+        return refuse(response, 405, "Método não permitido.", { Allow: [...ANSWERED_METHODS].join(", ") });
       }
       // Remix builds the request's URL from Host: one it cannot parse would be a 500 and a stack per request.
-      if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Bad Request");
-      request.url = withDecodablePath(request.url ?? "/");
+      if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Requisição inválida.");
+      const target = originForm(request.url ?? "/");
+      if (target === undefined) return refuse(response, 400, "Requisição inválida.");
+      request.url = withDecodablePath(target);
+      delete request.headers["x-forwarded-host"];
       return listener?.(request, response);
     });
     const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
@@ -70,6 +78,14 @@ export function installServerGuards(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   process.on("uncaughtException", (error) => logUnexpected("uncaught-exception", error));
   process.on("unhandledRejection", (reason) => logUnexpected("unhandled-rejection", reason));
+}
+
+/** The request target as a path (`/a?b`), or undefined when it names none (`*`, `evil`). */
+function originForm(target: string): string | undefined {
+  if (target.startsWith("/")) return target;
+  if (!URL.canParse(target)) return undefined;
+  const { protocol, pathname, search } = new URL(target);
+  return protocol === "http:" || protocol === "https:" ? pathname + search : undefined;
 }
 
 /** `url` unchanged when its path decodes; otherwise with every `%` of the path escaped, so it names a page that does not exist. */
@@ -94,6 +110,7 @@ function refuse(
   response.writeHead(status, {
     ...headers,
     "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
     "Cache-Control": "no-store",
     Connection: "close",
   });

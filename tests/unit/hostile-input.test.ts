@@ -226,6 +226,16 @@ const CASES: Array<[string, () => Buffer, number]> = [
   ["a POST to an unknown path", () => post(withHoneypot({ email: validEmail }), {}, "/wp-login.php"), 405],
   ["a malformed percent-escape in the path", () => request("GET", "/%ZZ/%E0", ""), 404],
   [
+    "an X-Forwarded-Host with an impossible port (ignored)",
+    () => request("GET", "/", "", { "X-Forwarded-Host": "evil.com:99999" }),
+    200,
+  ],
+  ["the same on the health probe", () => request("GET", "/healthz", "", { "X-Forwarded-Host": "a:65536" }), 200],
+  ["an absolute-form request target", () => request("GET", "http://127.0.0.1/healthz", ""), 200],
+  ["an absolute-form target naming another host, with a bad path", () => request("GET", "http://evil.com/%", ""), 404],
+  ["an asterisk request target", () => request("GET", "*", ""), 400],
+  ["a request target of another scheme", () => request("GET", "mailto:ana@exemplo.com", ""), 400],
+  [
     "a Host header with markup",
     () => Buffer.from(`GET / HTTP/1.1\r\nHost: <script>\r\nConnection: close\r\n\r\n`),
     400,
@@ -260,6 +270,11 @@ describe("hostile input against the built server", () => {
       expect(response.status, path).toBe(404);
       expect(await response.text(), path).toContain("Oops! Page not found");
     }
+  });
+
+  it("refusals before Remix are short pt-BR text", async () => {
+    const refused = await sendRaw(request("GET", "*", ""));
+    expect(Buffer.from(refused.text, "latin1").toString("utf8")).toMatch(/\r\n\r\nRequisição inválida\.$/);
   });
 
   it("relayed nothing, and the server is still healthy", async () => {
