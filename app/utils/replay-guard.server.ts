@@ -1,9 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { logEvent } from "./log.server";
-import type { Ledger } from "./state/shared-state.server";
+import { RELAYED_TTL_MS, type Ledger } from "./state/shared-state.server";
 
 /** How often a submission in flight on another instance is looked up while waiting for its outcome. */
 const POLL_MS = 50;
+/** How often a relay the ledger could not record is written again while the store is away. */
+const RESETTLE_MS = 100;
+/** Relays awaiting their record, at most: far more than an outage's worth of sign-ups on one instance. */
+const MAX_UNSETTLED = 50_000;
 
 export type OnceResult<Outcome> =
   | { kind: "done"; outcome: Outcome; duplicate: boolean }
@@ -18,9 +22,17 @@ export type OnceResult<Outcome> =
  * balancer's retry to another instance). Duplicates in this process share
  * the first one's promise; duplicates on other instances wait for its
  * outcome in the ledger and never relay on their own. Only a hash is kept.
+ *
+ * A relay whose record could not be written (Redis went away mid-relay) is
+ * remembered here and written again until it takes: otherwise its claim,
+ * restored from Redis's log, would expire unsettled and a retry would relay it
+ * a second time.
  */
 export class ReplayGuard<Outcome extends { ok: boolean }> {
   private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
+  /** Relayed submissions the ledger has not recorded yet, with when they were relayed. */
+  private readonly unsettled = new Map<string, number>();
+  private resettling: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ledger: Ledger,
@@ -38,6 +50,9 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
 
   /** Runs `relay` once per key across every instance; duplicates get its outcome. */
   once(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
+    if (this.unsettled.has(key)) {
+      return Promise.resolve({ kind: "done", outcome: this.options.relayed, duplicate: true });
+    }
     const shared = this.inFlight.get(key);
     if (shared) {
       return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
@@ -65,10 +80,43 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
     try {
       await this.ledger.settle(key, outcome.ok ? { ok: true } : { ok: false, outcome: JSON.stringify(outcome) });
     } catch (error) {
-      // The relay happened and its visitor is answered; only the memory of it is lost.
+      // The relay happened and its visitor is answered. A failure needs no record (its claim
+      // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
       logEvent("ledger-settle-failed", { ok: outcome.ok, reason: reason(error) });
+      if (outcome.ok) this.rememberUnsettled(key);
     }
     return { kind: "done", outcome, duplicate: false };
+  }
+
+  private rememberUnsettled(key: string): void {
+    if (this.unsettled.size >= MAX_UNSETTLED) {
+      const oldest = this.unsettled.keys().next().value;
+      if (oldest !== undefined) this.unsettled.delete(oldest);
+    }
+    this.unsettled.set(key, Date.now());
+    this.resettling ??= setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
+  }
+
+  /** Writes the unrecorded relays again, oldest first, until the store takes them or they are past remembering. */
+  private async resettle(): Promise<void> {
+    for (const [key, relayedAt] of this.unsettled) {
+      if (Date.now() - relayedAt >= RELAYED_TTL_MS) {
+        this.unsettled.delete(key);
+        continue;
+      }
+      try {
+        await this.ledger.settle(key, { ok: true });
+        this.unsettled.delete(key);
+      } catch {
+        break; // still away: try again later
+      }
+    }
+    if (this.unsettled.size > 0) {
+      this.resettling = setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
+    } else {
+      logEvent("ledger-resettled", {});
+      this.resettling = undefined;
+    }
   }
 
   /** Waits, at most as long as a claim holds, for the instance relaying `key` to settle it. */

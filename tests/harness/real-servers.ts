@@ -24,7 +24,7 @@ export type RunningRedis = {
   port: number;
   /** SIGKILL: Redis vanishes mid-command, as in a crash or a node lost. */
   kill: () => Promise<void>;
-  /** Starts it again on the same port, empty (no persistence). */
+  /** Starts it again on the same port: empty, or from its append-only log when persistent. */
   restart: () => Promise<void>;
   /** SIGSTOP / SIGCONT: Redis still holds its connections but answers nothing, as a frozen host. */
   freeze: () => void;
@@ -34,14 +34,22 @@ export type RunningRedis = {
   stop: () => Promise<void>;
 };
 
-/** redis-server on a free loopback port, without persistence. */
-export async function startRedis(): Promise<RunningRedis> {
+/**
+ * redis-server on a free loopback port, without persistence unless
+ * `persistent`: then with an append-only log synced on every write, as
+ * compose.yaml runs it, so a kill and restart keeps what was written.
+ */
+export async function startRedis({ persistent = false } = {}): Promise<RunningRedis> {
   const server = requireProgram("redis-server", "redis-server");
   const port = await freePort();
+  const dataDir = persistent ? mkdtempSync(join(tmpdir(), "redis-")) : undefined;
+  const persistence = dataDir
+    ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", dataDir]
+    : ["--appendonly", "no"];
   let child: ChildProcess | null = null;
 
   async function launch(): Promise<void> {
-    child = spawn(server, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    child = spawn(server, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence], {
       stdio: "ignore",
     });
     await waitForPort(port);
@@ -71,7 +79,10 @@ export async function startRedis(): Promise<RunningRedis> {
       ]);
       return stdout.trim();
     },
-    stop: kill,
+    stop: async () => {
+      await kill();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -218,6 +218,33 @@ describe("while Redis is away", () => {
     expect(relayed.sort()).toEqual(acknowledged.sort());
   });
 
+  it("a relay whose record was lost with Redis is recorded once Redis is back, so a retry on another instance is not relayed again", async () => {
+    const persistent = await startRedis({ persistent: true });
+    try {
+      const env = { REDIS_URL: persistent.url, SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" };
+      const [first, second] = await startInstances(2, env);
+      const fields = {
+        ...pageFields(await pageTokens(first!.origin)),
+        email: "gravada@exemplo.com.br",
+        hcaptchaToken: "P1_lost",
+      };
+      standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+      const answering = send(first!.origin, fields);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await persistent.kill(); // the claim is in the log; the relay's record is never sent
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await persistent.restart();
+      expect(await answering).toMatchObject({ status: 200, title: SUCCESS });
+      await waitUntilReady([first!.origin, second!.origin]);
+      await waitUntilSettled(persistent);
+
+      expect(await send(second!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+      expect(relayedEmails()).toEqual(["gravada@exemplo.com.br"]);
+    } finally {
+      await persistent.stop();
+    }
+  });
+
   it("a Redis that stops answering costs a sign-up its short timeout, not a hang, and the same sign-up succeeds once it answers", async () => {
     const [app] = await startInstances(1, { SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" });
     const fields = {
@@ -239,6 +266,18 @@ describe("while Redis is away", () => {
     expect(relayedEmails()).toEqual(["lenta@exemplo.com.br"]);
   });
 });
+
+/** Waits until no submission is in flight in `store`: each claim was settled, or expired unsettled. */
+async function waitUntilSettled(store: RunningRedis): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const keys = (await store.cli("--scan", "--pattern", "*ledger*")).split("\n").filter(Boolean);
+    const values = await Promise.all(keys.map((key) => store.cli("GET", key)));
+    if (!values.some((value) => value.startsWith("in-flight"))) return;
+    if (Date.now() > deadline) throw new Error("a claim stayed in flight");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 async function waitUntilReady(origins: string[]): Promise<void> {
   const deadline = Date.now() + 10_000;
