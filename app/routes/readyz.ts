@@ -1,10 +1,11 @@
-import { signup } from "~/utils/services.server";
+import { signingSecretAgrees, signup } from "~/utils/services.server";
 import { setSecurityHeaders } from "~/utils/security-headers.server";
 
 /**
  * Readiness, for load balancers and orchestrators: 503 while this instance
- * could not take sign-ups as promised (Redis unreachable, or the local
- * sign-ups file unwritable). /healthz stays liveness: a Redis outage must not
+ * could not take sign-ups as promised (Redis unreachable, the local
+ * sign-ups file unwritable, or pages signed with a secret the other
+ * instances do not share). /healthz stays liveness: a Redis outage must not
  * get every instance restarted.
  */
 export async function loader() {
@@ -13,5 +14,9 @@ export async function loader() {
   const [sinkOk, storeOk] = await Promise.all([signup.healthy(), signup.sharedStateReady()]);
   if (!storeOk) return new Response("not ready: Redis (REDIS_URL) does not answer", { status: 503, headers });
   if (!sinkOk) return new Response("not ready: SIGNUPS_FILE cannot be written", { status: 503, headers });
+  if (!signingSecretAgrees()) {
+    const why = "not ready: Redis holds another signing secret; set SIGNUP_SECRET, or restart this instance";
+    return new Response(why, { status: 503, headers });
+  }
   return new Response("ready", { headers });
 }

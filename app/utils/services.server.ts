@@ -18,18 +18,24 @@ const namespace = env.SIGNUP_SOURCE;
 const redis = env.REDIS_URL ? redisState({ url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS, namespace }) : null;
 const state = redis ?? memoryState();
 
-const settings = await signupSettings();
+const { settings, secretAgrees } = await signupSettings();
 
 export const signup = orExitOnConfigError(() => createSignup(settings, state));
+
+/** False once Redis holds a signing secret other than the one this instance signs with. */
+export const signingSecretAgrees = secretAgrees;
 
 /**
  * SIGNUP_SECRET when set; else, with Redis, the one every instance agrees on
  * there; else the one kept in SIGNUP_SECRET_FILE for this instance's restarts.
  */
-async function signupSettings(): Promise<Env> {
-  if (env.SIGNUP_SECRET || !redis) return orExitOnConfigError(() => withSignupSecret(env));
+async function signupSettings(): Promise<{ settings: Env; secretAgrees: () => boolean }> {
+  if (env.SIGNUP_SECRET || !redis) {
+    return { settings: orExitOnConfigError(() => withSignupSecret(env)), secretAgrees: () => true };
+  }
   try {
-    return { ...env, SIGNUP_SECRET: await agreedSecret(redis.client, namespace, SECRET_AGREEMENT_WAIT_MS) };
+    const { secret, agrees } = await agreedSecret(redis.client, namespace, SECRET_AGREEMENT_WAIT_MS);
+    return { settings: { ...env, SIGNUP_SECRET: secret }, secretAgrees: agrees };
   } catch (error) {
     return orExitOnConfigError(() => {
       throw new ConfigError(

@@ -245,6 +245,42 @@ describe("while Redis is away", () => {
     }
   });
 
+  it("an instance started while Redis restarts empty takes the running instances' secret, not its own", async () => {
+    const [running] = await startInstances(1);
+    await redis.kill();
+    const starting = start(); // waits for Redis before it listens
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await redis.restart();
+    const started = await starting;
+
+    const answer = await send(running!.origin, {
+      ...pageFields(await pageTokens(started.origin)),
+      email: "nova@exemplo.com.br",
+      hcaptchaToken: "P1_restart",
+    });
+    expect(answer).toMatchObject({ status: 200, title: SUCCESS });
+    expect(relayedEmails()).toEqual(["nova@exemplo.com.br"]);
+    await waitUntilReady([running!.origin, started.origin]);
+  });
+
+  it("an instance whose signing secret Redis no longer holds says so in its readiness", async () => {
+    const [app] = await startInstances(1);
+    await redis.cli("SET", "prevly-landing:signup-secret", "another-deployments-secret-0123456789abcdef");
+    await redis.cli("CLIENT", "KILL", "TYPE", "normal"); // the instance reconnects and offers its secret again
+    const deadline = Date.now() + 5_000;
+    let readiness = { status: 200, text: "" };
+    while (!readiness.text.includes("signing secret") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const response = await fetch(`${app!.origin}/readyz`);
+      readiness = { status: response.status, text: await response.text() };
+    }
+    expect(readiness).toEqual({
+      status: 503,
+      text: "not ready: Redis holds another signing secret; set SIGNUP_SECRET, or restart this instance",
+    });
+    expect(app!.output()).toContain('"event":"signup-secret-disagrees"');
+  });
+
   it("a Redis that stops answering costs a sign-up its short timeout, not a hang, and the same sign-up succeeds once it answers", async () => {
     const [app] = await startInstances(1, { SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" });
     const fields = {

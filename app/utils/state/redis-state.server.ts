@@ -32,6 +32,14 @@ type LedgerClient = Redis & {
   releaseSubmission(key: string, holder: string): Promise<number>;
 };
 
+/** The longest a client waits between attempts to reconnect to a Redis that went away. */
+const MAX_RECONNECT_DELAY_MS = 2_000;
+/**
+ * How long a starting instance that finds no secret in Redis leaves running
+ * instances to offer theirs (they do on reconnecting) before it offers its own.
+ */
+const SECRET_OFFER_GRACE_MS = 2 * MAX_RECONNECT_DELAY_MS;
+
 export type RedisOptions = {
   url: string;
   /** The longest any one command may take before the caller treats Redis as away. */
@@ -51,7 +59,7 @@ export function redisState({ url, timeoutMs, namespace }: RedisOptions): SharedS
     maxRetriesPerRequest: 0,
     commandTimeout: timeoutMs,
     connectTimeout: Math.max(1_000, timeoutMs * 10),
-    retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
+    retryStrategy: (attempt) => Math.min(100 * attempt, MAX_RECONNECT_DELAY_MS),
     // A Redis that answers "LOADING" is not ready yet; commands wait for the ready state.
     enableReadyCheck: true,
   }) as LedgerClient;
@@ -103,22 +111,40 @@ export function redisState({ url, timeoutMs, namespace }: RedisOptions): SharedS
   return { kind: "redis", limit, ledger, ready, client };
 }
 
+/** The secret instances agreed on, and whether Redis still holds this instance's. */
+export type AgreedSecret = { secret: string; agrees: () => boolean };
+
 /**
  * Instances without SIGNUP_SECRET agree on one through Redis: the first to
  * start stores its candidate, the others read it. Waits for Redis up to
  * `waitMs`, since a page signed with a secret of this instance alone would
  * fail on every other one.
+ *
+ * A Redis restarted without persistence comes back empty: running instances
+ * offer theirs again as they reconnect, and an instance starting meanwhile
+ * waits for them before offering its own. Should Redis still end up holding
+ * another secret, this instance says so (`agrees`, readiness) rather than
+ * signing pages that the others refuse.
  */
-export async function agreedSecret(client: Redis, namespace: string, waitMs: number): Promise<string> {
+export async function agreedSecret(client: Redis, namespace: string, waitMs: number): Promise<AgreedSecret> {
   await untilReady(client, waitMs);
   const name = `${namespace}:signup-secret`;
-  await client.set(name, randomBytes(32).toString("base64url"), "NX");
+  if ((await client.get(name)) === null) {
+    await new Promise((resolve) => setTimeout(resolve, SECRET_OFFER_GRACE_MS));
+    await client.set(name, randomBytes(32).toString("base64url"), "NX");
+  }
   const secret = await client.get(name);
   if (!secret || secret.length < 32) throw new Error(`${name} in Redis holds no usable secret`);
-  // A Redis restarted without persistence comes back empty: the running instances offer
-  // theirs again, so instances started afterwards still agree with them.
-  client.on("ready", () => void client.set(name, secret, "NX").catch(() => undefined));
-  return secret;
+  let agrees = true;
+  client.on("ready", () => {
+    void (async () => {
+      await client.set(name, secret, "NX");
+      const stored = await client.get(name);
+      if (agrees && stored !== secret) logEvent("signup-secret-disagrees", { key: name });
+      agrees = stored === secret;
+    })().catch(() => undefined);
+  });
+  return { secret, agrees: () => agrees };
 }
 
 function untilReady(client: Redis, waitMs: number): Promise<void> {
