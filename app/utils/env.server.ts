@@ -2,13 +2,19 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-root.server";
 import { ConfigError, orExitOnConfigError } from "./config-error.server";
+import { FETCH_BLOCKED_PORTS } from "./fetch-blocked-ports.server";
 import { DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "./graceful-stop.server";
 import { keptSecret } from "./kept-secret.server";
 
 /** hCaptcha's public test key: the widget always passes, siteverify accepts it with the test secret. */
 const HCAPTCHA_TEST_SITE_KEY = "10000000-ffff-ffff-ffff-000000000001";
 
-const httpUrl = (what: string) => z.url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` });
+const httpUrl = (what: string) =>
+  z
+    .url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` })
+    .refine((url) => !URL.canParse(url) || !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
+      error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
+    });
 
 const wholeNumber = (min: number, max: number) =>
   z.coerce

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APP_ROOT } from "~/utils/app-root.server";
 import { parseEnv, slugify, startupWarnings, withSignupSecret } from "~/utils/env.server";
+import { FETCH_BLOCKED_PORTS } from "~/utils/fetch-blocked-ports.server";
 
 describe("settings", () => {
   it("has a default for everything, so the site runs with no configuration", () => {
@@ -102,11 +104,20 @@ describe("settings", () => {
     ["SIGNUP_MIN_SUBMIT_MS", "5000", "SIGNUP_MIN_SUBMIT_MS must be a whole number from 0 to 2000"],
     ["SIGNUP_SOURCE", "Com Espaço", "SIGNUP_SOURCE must be a slug"],
     ["HCAPTCHA_VERIFY_URL", "siteverify", "HCAPTCHA_VERIFY_URL must be an http(s) URL"],
+    ["WEBHOOK_URL", "http://127.0.0.1:4190/hook", "WEBHOOK_URL uses a port that fetch refuses to call"],
+    ["HCAPTCHA_VERIFY_URL", "https://verify.exemplo.com:6000/", "HCAPTCHA_VERIFY_URL uses a port that fetch refuses"],
     ["TRUST_PROXY", "-1", "TRUST_PROXY must be a whole number from 0 to 10"],
     ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
     ["REDIS_TIMEOUT_MS", "0", "REDIS_TIMEOUT_MS must be a whole number from 10 to 1000"],
   ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
     expect(() => parseEnv({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
+  });
+
+  it("refuses exactly the ports the fetch that relays sign-ups refuses", async () => {
+    const undici = createRequire(import.meta.url)("undici/lib/web/fetch/constants.js") as { badPorts: string[] };
+    expect([...FETCH_BLOCKED_PORTS]).toEqual(undici.badPorts);
+    const { fetch } = await import("undici");
+    await expect(fetch("http://127.0.0.1:4190/")).rejects.toMatchObject({ cause: { message: "bad port" } });
   });
 
   it("warns about every embedded default that is not fit for production", () => {
