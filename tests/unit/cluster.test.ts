@@ -39,6 +39,11 @@ function startInstances(count: number, env: Record<string, string> = {}): Promis
   return Promise.all(Array.from({ length: count }, () => start(env)));
 }
 
+/** The form as the page at `origin` hands it out, filled in by a visitor with a captcha. */
+async function filledForm(origin: string, email: string, hcaptchaToken: string): Promise<Record<string, string>> {
+  return { ...pageFields(await pageTokens(origin)), email, hcaptchaToken };
+}
+
 type Answer = { status: number; ok: boolean; title: string; description: string };
 
 async function send(origin: string, fields: Record<string, string>, client = "198.51.100.7"): Promise<Answer> {
@@ -54,12 +59,7 @@ const SUCCESS = "Cadastro realizado!";
 describe("instances on one Redis act as one", () => {
   it("a page rendered by one instance signs up on another, with the secret agreed through Redis", async () => {
     const [first, second] = await startInstances(2);
-    const tokens = await pageTokens(first!.origin);
-    const answer = await send(second!.origin, {
-      ...pageFields(tokens),
-      email: "ana@exemplo.com.br",
-      hcaptchaToken: "P1_a",
-    });
+    const answer = await send(second!.origin, await filledForm(first!.origin, "ana@exemplo.com.br", "P1_a"));
     expect(answer).toMatchObject({ status: 200, title: SUCCESS });
     expect(relayedEmails()).toEqual(["ana@exemplo.com.br"]);
     expect(first!.output()).not.toContain("signup-secret is used");
@@ -67,11 +67,7 @@ describe("instances on one Redis act as one", () => {
 
   it("the same sign-up posted to two instances is relayed once", async () => {
     const [first, second] = await startInstances(2, { SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" });
-    const fields = {
-      ...pageFields(await pageTokens(first!.origin)),
-      email: "bia@exemplo.com.br",
-      hcaptchaToken: "P1_b",
-    };
+    const fields = await filledForm(first!.origin, "bia@exemplo.com.br", "P1_b");
     expect(await send(first!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
     expect(await send(second!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
     expect(relayedEmails()).toEqual(["bia@exemplo.com.br"]);
@@ -79,11 +75,7 @@ describe("instances on one Redis act as one", () => {
 
   it("concurrent identical posts to three instances are relayed once, and all three get its outcome", async () => {
     const instances = await startInstances(3);
-    const fields = {
-      ...pageFields(await pageTokens(instances[0]!.origin)),
-      email: "caio@exemplo.com.br",
-      hcaptchaToken: "P1_c",
-    };
+    const fields = await filledForm(instances[0]!.origin, "caio@exemplo.com.br", "P1_c");
     // A slow webhook keeps the first relay in flight while the others arrive.
     standIn.webhook = { status: 200, text: "ok", delayMs: 800 };
     const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
@@ -97,11 +89,7 @@ describe("instances on one Redis act as one", () => {
 
   it("a relay that fails is told to every instance that waited on it, and relayed once", async () => {
     const instances = await startInstances(3);
-    const fields = {
-      ...pageFields(await pageTokens(instances[0]!.origin)),
-      email: "duda@exemplo.com.br",
-      hcaptchaToken: "P1_d",
-    };
+    const fields = await filledForm(instances[0]!.origin, "duda@exemplo.com.br", "P1_d");
     standIn.webhook = { status: 500, text: "planilha cheia", delayMs: 800 };
     const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
     for (const answer of answers) {
@@ -223,11 +211,7 @@ describe("while Redis is away", () => {
     try {
       const env = { REDIS_URL: persistent.url, SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" };
       const [first, second] = await startInstances(2, env);
-      const fields = {
-        ...pageFields(await pageTokens(first!.origin)),
-        email: "gravada@exemplo.com.br",
-        hcaptchaToken: "P1_lost",
-      };
+      const fields = await filledForm(first!.origin, "gravada@exemplo.com.br", "P1_lost");
       standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
       const answering = send(first!.origin, fields);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -253,11 +237,7 @@ describe("while Redis is away", () => {
     await redis.restart();
     const started = await starting;
 
-    const answer = await send(running!.origin, {
-      ...pageFields(await pageTokens(started.origin)),
-      email: "nova@exemplo.com.br",
-      hcaptchaToken: "P1_restart",
-    });
+    const answer = await send(running!.origin, await filledForm(started.origin, "nova@exemplo.com.br", "P1_restart"));
     expect(answer).toMatchObject({ status: 200, title: SUCCESS });
     expect(relayedEmails()).toEqual(["nova@exemplo.com.br"]);
     await waitUntilReady([running!.origin, started.origin]);
@@ -283,11 +263,7 @@ describe("while Redis is away", () => {
 
   it("a Redis that stops answering costs a sign-up its short timeout, not a hang, and the same sign-up succeeds once it answers", async () => {
     const [app] = await startInstances(1, { SIGNUP_SECRET: "cluster-suite-secret-0123456789abcdef" });
-    const fields = {
-      ...pageFields(await pageTokens(app!.origin)),
-      email: "lenta@exemplo.com.br",
-      hcaptchaToken: "P1_slow",
-    };
+    const fields = await filledForm(app!.origin, "lenta@exemplo.com.br", "P1_slow");
     redis.freeze();
     try {
       const answer = await send(app!.origin, fields);
