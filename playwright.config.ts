@@ -1,7 +1,7 @@
 import { defineConfig } from "@playwright/test";
 import { SERVE_COMMAND } from "./tests/harness/app-server";
 import { chromiumFlags, chromiumPath } from "./tests/harness/chromium";
-import { APP_ORIGIN, APP_PORT, STAND_IN_ORIGIN } from "./tests/support/ports";
+import { APP_ORIGIN, APP_PORT, E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./tests/e2e/support/ports";
 import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/harness/stand-in";
 
 export const chromiumLaunchOptions = { executablePath: chromiumPath, args: chromiumFlags };
@@ -15,7 +15,7 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   reporter: [["list"]],
-  globalSetup: "./tests/support/global-setup.ts",
+  globalSetup: "./tests/e2e/support/global-setup.ts",
   use: {
     baseURL: APP_ORIGIN,
     browserName: "chromium",
@@ -33,13 +33,9 @@ export default defineConfig({
       HOST: "127.0.0.1",
       PORT: String(APP_PORT),
       WEBHOOK_URL: STAND_IN_ORIGIN + WEBHOOK_PATH,
-      WEBHOOK_TIMEOUT_MS: "1500",
       HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
       HCAPTCHA_VERIFY_URL: STAND_IN_ORIGIN + SITEVERIFY_PATH,
-      HCAPTCHA_VERIFY_TIMEOUT_MS: "1500",
-      SIGNUP_SECRET: "e2e-signing-secret-0123456789abcdef",
-      // People in a browser test type faster than people: the minimum time has unit tests of its own.
-      SIGNUP_MIN_SUBMIT_MS: "0",
+      SIGNUP_SECRET: E2E_SIGNUP_SECRET,
       // Every visitor of the suite comes from 127.0.0.1: one client, as far as the limit can tell.
       RATE_LIMIT_PER_MINUTE: "100000",
     },

@@ -95,9 +95,9 @@ export const content = {
     captchaLoading: "Carregando verificação anti-robô…",
     captchaUnavailable:
       "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
-    challengeLegend: "Verificação anti-robô",
-    challengeHint: "Responda com algarismos ou por extenso.",
-    honeypotLabel: "Deixe este campo em branco",
+    questionLegend: "Verificação anti-robô",
+    questionHint: "Responda com algarismos ou por extenso.",
+    botTrapLabel: "Deixe este campo em branco",
     privacy: "Usamos seu e-mail apenas para avisar sobre o lançamento. Você pode pedir a exclusão quando quiser.",
   },
   messages: {
@@ -106,7 +106,7 @@ export const content = {
       title: "Valide o captcha",
       description: "Confirme que você não é um robô resolvendo o captcha.",
     },
-    challengeMissing: {
+    questionMissing: {
       title: "Valide o captcha",
       description: "Responda à pergunta de verificação acima para concluir o cadastro.",
     },
@@ -119,11 +119,11 @@ export const content = {
       title: "Servidor reiniciando",
       description: "Estamos atualizando o site neste momento. Aguarde alguns segundos e envie de novo.",
     },
-    challengeWrong: {
+    questionWrong: {
       title: "Resposta incorreta",
       description: "Confira a conta e responda à nova pergunta.",
     },
-    challengeExpired: {
+    questionExpired: {
       title: "Pergunta expirada",
       description: "Responda à nova pergunta para concluir o cadastro.",
     },

@@ -3,7 +3,7 @@ import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRout
 import type { ReactNode } from "react";
 import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
-import { site } from "~/utils/services.server";
+import { site } from "~/server/services.server";
 
 export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 

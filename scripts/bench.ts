@@ -18,9 +18,9 @@ import { freePort, SERVE_COMMAND } from "../tests/harness/app-server";
 import { waitForOk } from "../tests/harness/wait";
 import { findProgram } from "../tests/harness/programs";
 import { startRedis } from "../tests/harness/real-servers";
-import { honeypotFields, postSignup } from "../tests/harness/signup-client";
+import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { WEBHOOK_PATH } from "../tests/harness/stand-in";
-import { percentile, ROOT, startSignupRig } from "./lib/processes";
+import { percentile, RIG_SECRET, ROOT, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -174,11 +174,11 @@ async function signupLatency(rig: Awaited<ReturnType<typeof startSignupRig>>, ta
       body: JSON.stringify({ email: `d${tag}${index}@exemplo.com` }),
     }),
   );
-  const honeypot = await honeypotFields(rig.app.origin);
+  const botTrap = visitorFields(RIG_SECRET);
   const throughApp = await sequentialP50(300, (index) =>
     postSignup(
       rig.app.origin,
-      { ...honeypot, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
+      { ...botTrap, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
       { data: true },
     ),
   );

@@ -14,9 +14,9 @@
  */
 import { startApp } from "../tests/harness/app-server";
 import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
-import { honeypotFields, postSignup } from "../tests/harness/signup-client";
+import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
-import { percentile, startSignupRig, startStandInProcess } from "./lib/processes";
+import { percentile, RIG_SECRET, startSignupRig, startStandInProcess } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const TOTAL = 2_000;
@@ -56,7 +56,7 @@ async function cluster(): Promise<string[]> {
         WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
         REDIS_URL: redis.url,
         TRUST_PROXY: "1",
-        SIGNUP_MIN_SUBMIT_MS: "0",
+        SIGNUP_SECRET: RIG_SECRET,
         RELAY_LIMIT_PER_SECOND: "1000000",
       }),
     ),
@@ -65,7 +65,7 @@ async function cluster(): Promise<string[]> {
   const [first, second, doomed] = instances as [(typeof instances)[0], (typeof instances)[0], (typeof instances)[0]];
   const failures: string[] = [];
   try {
-    const honeypot = await honeypotFields(balancer.origin);
+    const botTrap = visitorFields(RIG_SECRET);
     const tag = Date.now().toString(36);
     /** Every answer each visitor got: HTTP statuses, or "no answer" when the connection failed. */
     const answers = new Map<string, Array<number | "no answer">>();
@@ -93,7 +93,7 @@ async function cluster(): Promise<string[]> {
           doomed.process.kill("SIGKILL");
         }
         const email = `cluster-${tag}-${index}@exemplo.com.br`;
-        const fields = { ...honeypot, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
+        const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
         const posts = [send(balancer.origin, email, fields)];
         // A visitor's retry reaching another instance directly, at the same moment.
         if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));

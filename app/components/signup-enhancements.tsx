@@ -2,7 +2,7 @@ import HCaptcha from "@hcaptcha/react-hcaptcha";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { toast, Toaster } from "sonner";
-import type { SignupResult } from "~/signup-result";
+import type { SignupResult } from "~/signup/result";
 
 /** The loader's code for "the script could not be fetched, retries included". */
 const SCRIPT_UNAVAILABLE = "script-error";

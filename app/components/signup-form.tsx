@@ -1,11 +1,10 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import type { HoneypotInputProps } from "remix-utils/honeypot/server";
-import { useHydrated } from "remix-utils/use-hydrated";
 import { content, EMAIL_INPUT_ID } from "~/content";
-import { FIELD, type Challenge, type SignupResult } from "~/signup-result";
-import { ChallengeField } from "./challenge-field";
-import { HoneypotFields } from "./honeypot-fields";
+import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
+import { BotTrapFields } from "./bot-trap-fields";
+import { QuestionField } from "./question-field";
+import { useHydrated } from "./use-hydrated";
 
 /** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
 const SignupEnhancements = lazy(() => import("./signup-enhancements"));
@@ -13,13 +12,9 @@ const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 /** How far below the viewport the form may be when its enhancements start loading. */
 const PRELOAD_MARGIN = "400px";
 
-export type SignupFormProps = {
-  captchaSiteKey: string;
-  honeypot: HoneypotInputProps;
-  challenge: Challenge | null;
-};
+export type SignupFormProps = FormTokens & { captchaSiteKey: string };
 
-export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormProps) {
+export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProps) {
   const { signup } = content;
   const result = useActionData<SignupResult>();
   const navigation = useNavigation();
@@ -31,11 +26,11 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
 
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
-  const currentChallenge = result?.challenge ?? challenge;
-  const currentHoneypot = result?.honeypot ?? honeypot;
-  const showChallenge = captchaUnavailable && currentChallenge !== null;
+  const currentQuestion = result?.question ?? question;
+  const currentBotTrap = result?.botTrap ?? botTrap;
+  const showQuestion = captchaUnavailable && currentQuestion !== null;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
-  const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showChallenge));
+  const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
 
   useEffect(() => {
     const form = formRef.current;
@@ -63,7 +58,7 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
       className="space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
       aria-busy={submitting}
     >
-      <HoneypotFields fields={currentHoneypot} label={signup.honeypotLabel} />
+      <BotTrapFields fields={currentBotTrap} label={signup.botTrapLabel} />
       <div>
         <label htmlFor={EMAIL_INPUT_ID} className="block font-semibold">
           {signup.emailLabel}
@@ -92,21 +87,21 @@ export function SignupForm({ captchaSiteKey, honeypot, challenge }: SignupFormPr
             result={result}
             onToken={setCaptchaToken}
             onUnavailable={() => setCaptchaUnavailable(true)}
-            hidden={showChallenge}
+            hidden={showQuestion}
           />
         </Suspense>
       ) : hydrated ? (
         <CaptchaPlaceholder />
       ) : null}
-      {captchaUnavailable && currentChallenge === null ? (
+      {captchaUnavailable && currentQuestion === null ? (
         <p role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-red-900">
           {signup.captchaUnavailable}
         </p>
       ) : null}
-      {showChallenge ? <ChallengeField key={currentChallenge.token} challenge={currentChallenge} /> : null}
-      {currentChallenge ? (
+      {showQuestion ? <QuestionField key={currentQuestion.token} question={currentQuestion} /> : null}
+      {currentQuestion ? (
         <noscript>
-          <ChallengeField challenge={currentChallenge} />
+          <QuestionField question={currentQuestion} />
         </noscript>
       ) : null}
 

@@ -2,8 +2,8 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { content } from "~/content";
-import { logEvent } from "~/utils/log.server";
-import { site } from "~/utils/services.server";
+import { logEvent } from "~/server/log.server";
+import { site } from "~/server/services.server";
 
 export function loader({ request }: LoaderFunctionArgs) {
   const { pathname } = new URL(request.url);

@@ -8,9 +8,9 @@ import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
 import type { loader as rootLoader } from "~/root";
-import { signup, site } from "~/utils/services.server";
+import { signup, site } from "~/server/services.server";
 
-/** The landing page may be rendered once and shared for a moment (see page-cache.server.ts). */
+/** The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts). */
 export const handle = { shareRender: true };
 
 export function loader() {
@@ -45,7 +45,7 @@ export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({
 };
 
 export default function LandingPage() {
-  const { captchaSiteKey, honeypot, challenge } = useLoaderData<typeof loader>();
+  const { captchaSiteKey, botTrap, question } = useLoaderData<typeof loader>();
   return (
     <>
       <SiteHeader />
@@ -53,7 +53,7 @@ export default function LandingPage() {
         <Hero />
         <FeatureGrid />
         <HowItWorks />
-        <SignupSection captchaSiteKey={captchaSiteKey} honeypot={honeypot} challenge={challenge} />
+        <SignupSection captchaSiteKey={captchaSiteKey} botTrap={botTrap} question={question} />
       </main>
       <SiteFooter />
     </>

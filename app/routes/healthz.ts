@@ -1,5 +1,5 @@
-import { signup } from "~/utils/services.server";
-import { setSecurityHeaders } from "~/utils/security-headers.server";
+import { signup } from "~/server/services.server";
+import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
  * For containers and load balancers: answers without rendering anything. 503

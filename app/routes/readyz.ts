@@ -1,22 +1,17 @@
-import { signingSecretAgrees, signup } from "~/utils/services.server";
-import { setSecurityHeaders } from "~/utils/security-headers.server";
+import { signup } from "~/server/services.server";
+import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
  * Readiness, for load balancers and orchestrators: 503 while this instance
- * could not take sign-ups as promised (Redis unreachable, the local
- * sign-ups file unwritable, or pages signed with a secret the other
- * instances do not share). /healthz stays liveness: a Redis outage must not
+ * could not take sign-ups as promised (Redis unreachable, or the local
+ * sign-ups file unwritable). /healthz stays liveness: a Redis outage must not
  * get every instance restarted.
  */
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
   setSecurityHeaders(headers, { https: false });
-  const [sinkOk, storeOk] = await Promise.all([signup.healthy(), signup.sharedStateReady()]);
+  const [sinkOk, storeOk] = await Promise.all([signup.healthy(), signup.ready()]);
   if (!storeOk) return new Response("not ready: Redis (REDIS_URL) does not answer", { status: 503, headers });
   if (!sinkOk) return new Response("not ready: SIGNUPS_FILE cannot be written", { status: 503, headers });
-  if (!signingSecretAgrees()) {
-    const why = "not ready: Redis holds another signing secret; set SIGNUP_SECRET, or restart this instance";
-    return new Response(why, { status: 503, headers });
-  }
   return new Response("ready", { headers });
 }

@@ -29,9 +29,12 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The SIGNUP_SECRET of the servers the scripts start: their visitors' bot-trap fields are signed with it. */
+export const RIG_SECRET = "load-rig-secret-0123456789abcdef0123456";
+
 /**
- * The built server relaying to a stand-in webhook in its own process, with the bot
- * trap's minimum time and the relay ceiling out of the way: what the load figures measure.
+ * The built server relaying to a stand-in webhook in its own process, with the
+ * relay ceiling out of the way: what the load figures measure.
  */
 export async function startSignupRig(
   env: Record<string, string> = {},
@@ -39,8 +42,7 @@ export async function startSignupRig(
   const standIn = await startStandInProcess();
   const app = await startApp({
     WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
-    SIGNUP_SECRET: "load-rig-secret-0123456789abcdef0123456",
-    SIGNUP_MIN_SUBMIT_MS: "0",
+    SIGNUP_SECRET: RIG_SECRET,
     RELAY_LIMIT_PER_SECOND: "1000000",
     ...env,
   });

@@ -1,5 +1,5 @@
-import { honeypotFields, postSignup } from "../../tests/harness/signup-client";
-import { percentile } from "./processes";
+import { postSignup, visitorFields } from "../../tests/harness/signup-client";
+import { percentile, RIG_SECRET } from "./processes";
 
 export type SignupRun = {
   total: number;
@@ -16,7 +16,7 @@ export type SignupRun = {
  * at a time, as browsers with a solved captcha would.
  */
 export async function postSignups(origin: string, total: number, concurrency: number, tag: string): Promise<SignupRun> {
-  const honeypot = await honeypotFields(origin);
+  const botTrap = visitorFields(RIG_SECRET);
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let next = 0;
@@ -26,7 +26,7 @@ export async function postSignups(origin: string, total: number, concurrency: nu
       const started = performance.now();
       const response = await postSignup(
         origin,
-        { ...honeypot, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
+        { ...botTrap, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
         { userAgent: "load-test", data: true },
       );
       await response.arrayBuffer();

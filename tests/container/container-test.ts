@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { freePort } from "../harness/app-server";
-import { honeypotFields, postSignup } from "../harness/signup-client";
+import { postSignup, visitorFields } from "../harness/signup-client";
 import { StandIn } from "../harness/stand-in";
 import { waitForOk } from "../harness/wait";
 
@@ -40,14 +40,16 @@ function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-/** Posts the form as a browser would, with the honeypot fields the page hands out. */
+const SECRET = "container-test-secret-0123456789abcdef";
+
+/** Posts the form as a browser would, with the bot-trap fields of a visitor who took a person's time. */
 async function signUp(
   origin: string,
   email: string,
   hcaptchaToken: string,
   userAgent = "container-test",
 ): Promise<Response> {
-  return postSignup(origin, { ...(await honeypotFields(origin)), email, hcaptchaToken }, { userAgent });
+  return postSignup(origin, { ...visitorFields(SECRET), email, hcaptchaToken }, { userAgent });
 }
 
 async function startContainer(env: Record<string, string>): Promise<{ id: string; origin: string }> {
@@ -92,8 +94,7 @@ async function main(): Promise<void> {
 
     const app = await startContainer({
       WEBHOOK_URL: standIn.webhookUrl,
-      SIGNUP_SECRET: "container-test-secret-0123456789abcdef",
-      SIGNUP_MIN_SUBMIT_MS: "0",
+      SIGNUP_SECRET: SECRET,
     });
     await check("the server comes up", () => waitForOk(`${app.origin}/healthz`, { timeoutMs: 20_000 }));
 
@@ -134,22 +135,21 @@ async function main(): Promise<void> {
       return `uid ${uid}`;
     });
 
-    await check("docker stop -t 10 lets a sign-up in flight finish, then exits 0 well under 10 s", async () => {
+    await check("docker stop -t 10 lets a sign-up in flight finish, then exits 0 without needing SIGKILL", async () => {
       standIn.webhook = { status: 200, delayMs: 1_500 };
       const inFlight = signUp(app.origin, "lenta@exemplo.com.br", "P1_in-flight");
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await standIn.arrived("webhook", 2);
       const started = performance.now();
       await docker("stop", "-t", "10", app.id);
       const seconds = (performance.now() - started) / 1000;
       assert((await inFlight).status === 200, "the sign-up in flight was cut off");
       const exitCode = await docker("inspect", "-f", "{{.State.ExitCode}}", app.id);
-      assert(exitCode === "0", `exit code ${exitCode}`);
-      assert(seconds < 5, `took ${seconds.toFixed(1)} s`);
+      assert(exitCode === "0", `exit code ${exitCode} (137 is SIGKILL)`);
       return `${seconds.toFixed(2)} s`;
     });
 
     await check("without a webhook, sign-ups land in /app/data, writable by the runtime user", async () => {
-      const sink = await startContainer({ SIGNUP_MIN_SUBMIT_MS: "0" });
+      const sink = await startContainer({ SIGNUP_SECRET: SECRET });
       await waitForOk(`${sink.origin}/healthz`, { timeoutMs: 20_000 });
       const response = await signUp(sink.origin, "bia@exemplo.com.br", "P1_sink");
       assert(response.status === 200, `sign-up answered ${response.status}`);

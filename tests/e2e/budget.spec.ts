@@ -25,7 +25,7 @@ test("before any interaction the page loads at most the framework floor + 10 KB 
   expect(total, listing).toBeLessThanOrEqual(JS_BUDGET_BYTES);
   // hCaptcha's component and the toasts wait for the visitor to come near the form.
   expect(
-    [...scripts.keys()].some((url) => url.includes("SignupEnhancements")),
+    [...scripts.keys()].some((url) => url.includes("signup-enhancements")),
     listing,
   ).toBe(false);
 });

@@ -1,4 +1,4 @@
-import { fakeHcaptcha } from "../support/fake-hcaptcha";
+import { fakeHcaptcha } from "./support/fake-hcaptcha";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 
 test("loading the page, the captcha and a toast breaks no rule of the content security policy", async ({ page }) => {
@@ -19,7 +19,7 @@ test("loading the page, the captcha and a toast breaks no rule of the content se
   await form.email.scrollIntoViewIfNeeded();
   await form.email.fill(uniqueEmail("csp"));
   await form.captcha.click();
-  await form.submit.click();
+  await form.press();
   await expect(page.getByText("Cadastro realizado!")).toBeVisible();
   expect(problems).toEqual([]);
 });

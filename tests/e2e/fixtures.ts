@@ -1,6 +1,6 @@
 import { test as base, expect, type Page } from "@playwright/test";
-import { STAND_IN_ORIGIN } from "../support/ports";
 import { StandInClient } from "../harness/stand-in";
+import { STAND_IN_ORIGIN } from "./support/ports";
 
 export { expect };
 
@@ -17,19 +17,36 @@ export function uniqueEmail(tag: string): string {
   return `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@exemplo.com.br`;
 }
 
+/**
+ * Resolves once the form's bot-trap time has come: the page was rendered at
+ * least as long ago as a person needs to fill it in, so pressing now is a
+ * person's press, not a bot's.
+ */
+async function afterMinimumTime(page: Page): Promise<void> {
+  const signed = await page.locator('input[name="from__confirm"]').inputValue();
+  const validFrom = Number(signed.split(".")[0]);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, validFrom - Date.now())));
+}
+
 export const signupForm = (page: Page) => {
   const email = page.getByLabel("Seu e-mail");
   const submit = page.getByRole("button", { name: "Cadastrar" });
   const captcha = page.getByTestId("fake-hcaptcha");
+  /** Presses 'Cadastrar' once a person could have. */
+  const press = async () => {
+    await afterMinimumTime(page);
+    await submit.click();
+  };
   return {
     email,
     submit,
     captcha,
+    press,
     /** Types the address, solves the (fake) captcha and presses 'Cadastrar'. */
     send: async (address: string) => {
       await email.fill(address);
       await captcha.click();
-      await submit.click();
+      await press();
     },
   };
 };

@@ -1,4 +1,4 @@
-import { blockHcaptcha } from "../support/fake-hcaptcha";
+import { blockHcaptcha } from "./support/fake-hcaptcha";
 import { expect, test, waitForHydration } from "./fixtures";
 
 const SECTIONS_IN_ORDER = [

@@ -1,6 +1,6 @@
 import type { RunnerResult } from "lighthouse";
 import { runLighthouse, scores } from "../harness/lighthouse";
-import { APP_ORIGIN } from "../support/ports";
+import { APP_ORIGIN } from "./support/ports";
 import { expect, test } from "./fixtures";
 
 /** An audit Lighthouse could not run (a gatherer timed out on a busy machine) measured nothing: run again, once. */

@@ -19,7 +19,7 @@ test("a visitor without JavaScript answers the question and is signed up once, e
   const email = uniqueEmail("sem-js");
   await form.email.fill(email);
   await answerQuestion(page);
-  await form.submit.click();
+  await form.press();
 
   const status = page.getByRole("status");
   await expect(status).toContainText("Cadastro realizado!");
@@ -44,7 +44,7 @@ test("a wrong answer explains itself, keeps the e-mail and asks a new question",
   const firstToken = await page.locator('input[name="challengeToken"]').inputValue();
   await form.email.fill(email);
   await answerQuestion(page, 1);
-  await form.submit.click();
+  await form.press();
 
   const alert = page.getByRole("alert");
   await expect(alert).toContainText("Resposta incorreta");
@@ -54,7 +54,7 @@ test("a wrong answer explains itself, keeps the e-mail and asks a new question",
   expect((await standIn.received()).webhook).toHaveLength(0);
 
   await answerQuestion(page);
-  await form.submit.click();
+  await form.press();
   await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
   expect((await standIn.received()).webhook).toHaveLength(1);
 });
@@ -64,7 +64,7 @@ test("an invalid e-mail is refused in place and kept", async ({ page, standIn })
   const form = signupForm(page);
   await form.email.fill("ana@exemplo");
   await answerQuestion(page);
-  await form.submit.click();
+  await form.press();
   await expect(page.getByRole("alert")).toContainText("E-mail inválido");
   await expect(page.getByRole("alert")).toContainText("Por favor, informe um e-mail válido.");
   await expect(form.email).toHaveValue("ana@exemplo");
@@ -79,7 +79,7 @@ test("leaving the question blank asks for the answer, not for a captcha that is 
   const form = signupForm(page);
   const email = uniqueEmail("em-branco");
   await form.email.fill(email);
-  await form.submit.click();
+  await form.press();
   await expect(page.getByRole("alert")).toContainText("Valide o captcha");
   await expect(page.getByRole("alert")).toContainText(
     "Responda à pergunta de verificação acima para concluir o cadastro.",
@@ -95,7 +95,7 @@ test("a webhook failure is shown in place and the e-mail is kept", async ({ page
   const email = uniqueEmail("sem-js-falha");
   await form.email.fill(email);
   await answerQuestion(page);
-  await form.submit.click();
+  await form.press();
   await expect(page.getByRole("alert")).toContainText("Falha ao enviar");
   await expect(page.getByRole("alert")).toContainText("Webhook retornou 503 Service Unavailable: manutenção");
   await expect(form.email).toHaveValue(email);

@@ -1,6 +1,6 @@
 import { solveQuestion } from "../harness/question-solver";
 import { startApp, type RunningApp } from "../harness/app-server";
-import { blockHcaptcha, fakeHcaptcha } from "../support/fake-hcaptcha";
+import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
@@ -24,7 +24,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     await form.captcha.click();
     await expect(form.submit).toBeEnabled();
     const before = Date.now();
-    await form.submit.click();
+    await form.press();
 
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
     await expect(page.getByText(SUCCESS)).toBeVisible();
@@ -67,8 +67,12 @@ test.describe("with JavaScript and hCaptcha", () => {
     await expect(form.captcha).toBeVisible();
     await form.email.fill(uniqueEmail("sem-captcha"));
     await expect(form.submit).toBeDisabled();
+    // Implicit submission, if any, fires "submit" while Enter is handled: the flag is set before press() returns.
+    await page
+      .locator("form")
+      .evaluate((element) => element.addEventListener("submit", () => element.setAttribute("data-submitted", "")));
     await form.email.press("Enter");
-    await page.waitForTimeout(300);
+    await expect(page.locator("form")).not.toHaveAttribute("data-submitted");
     expect((await standIn.received()).webhook).toHaveLength(0);
     await expect(page.getByText("Cadastro realizado!")).toHaveCount(0);
   });
@@ -139,12 +143,12 @@ test.describe("with JavaScript and hCaptcha", () => {
     await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement) => {
       input.value = "U2FsdGVkX1+aW5kZWNpZnJhdmVsLWRlLW91dHJvLXNlZ3JlZG8=";
     });
-    await form.submit.click();
+    await form.press();
     await expect(page.getByText("Página desatualizada")).toBeVisible();
     await expect(form.email).toHaveValue(email);
     expect((await standIn.received()).webhook).toHaveLength(0);
 
-    await form.submit.click();
+    await form.press();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
     const { webhook } = await standIn.received();
     expect(webhook.map((hit) => (hit.body as { email: string }).email)).toEqual([email]);
@@ -158,7 +162,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     await form.email.fill(uniqueEmail("lento"));
     await form.captcha.click();
-    await form.submit.click();
+    await form.press();
     const busy = page.getByRole("button", { name: "Enviando…" });
     await expect(busy).toBeDisabled();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
@@ -194,7 +198,7 @@ test.describe("hCaptcha", () => {
     const email = uniqueEmail("sem-hcaptcha");
     await form.email.fill(email);
     await page.getByLabel(/^Quanto é/).fill(String(solveQuestion((await question.textContent())!)));
-    await form.submit.click();
+    await form.press();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
     const { webhook } = await standIn.received();
     expect(webhook).toHaveLength(1);

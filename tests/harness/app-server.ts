@@ -14,6 +14,9 @@ export type RunningApp = {
   process: ChildProcess;
   /** Everything the server printed, stdout and stderr. */
   output: () => string;
+  /** Resolves once the server prints a line matching `pattern` (or already has). */
+  printed: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
+  /** SIGTERM, and the exit code once it has exited. */
   stop: () => Promise<number | null>;
 };
 
@@ -71,10 +74,27 @@ export async function startApp(env: Record<string, string>, options: StartOption
     throw new Error(`${(error as Error).message}\n${output}`);
   }
 
+  const printed = (pattern: RegExp, timeoutMs = 10_000) =>
+    new Promise<void>((resolve, reject) => {
+      if (pattern.test(output)) return resolve();
+      const timer = setTimeout(() => {
+        child.stdout.off("data", look);
+        reject(new Error(`the server did not print ${pattern} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const look = () => {
+        if (!pattern.test(output)) return;
+        clearTimeout(timer);
+        child.stdout.off("data", look);
+        resolve();
+      };
+      child.stdout.on("data", look);
+    });
+
   return {
     origin,
     process: child,
     output: () => output,
+    printed,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;

@@ -1,4 +1,4 @@
-import { parseAnswer } from "~/utils/challenge.server";
+import { parseAnswer } from "~/signup/question.server";
 
 /** Answers "Quanto é sete mais dois?" the way a visitor would: 9. */
 export function solveQuestion(question: string): number {

@@ -1,33 +1,70 @@
 /** What a browser or a scraper does with the page: read its form tokens and post the form. */
+import { BotTrap, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import type { FormTokens, SignupResult } from "~/signup/result";
+import { SignedTokens } from "~/signup/signed-tokens.server";
+
+export type { FormTokens };
 
 /** The route's loader data: the bot-trap fields and the fallback question of the current render. */
-export type PageTokens = {
-  honeypot: { nameFieldName: string; validFromFieldName: string; encryptedValidFrom: string };
-  challenge: { question: string; token: string } | null;
+export async function pageTokens(origin: string): Promise<FormTokens> {
+  return (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as FormTokens;
+}
+
+/** The bot-trap fields exactly as the rendered form sends them. */
+export function pageFields({ botTrap }: Pick<FormTokens, "botTrap">): Record<string, string> {
+  return { [botTrap.nameField]: "", [botTrap.validFromField]: botTrap.validFrom };
+}
+
+/**
+ * The bot-trap fields of a visitor who loaded the page MIN_SUBMIT_MS ago,
+ * signed with the server's SIGNUP_SECRET: what the page's own fields become
+ * once a person has read it, without the test waiting that long.
+ */
+export function visitorFields(secret: string): Record<string, string> {
+  return pageFields({ botTrap: new BotTrap(new SignedTokens(secret)).fields(Date.now() - MIN_SUBMIT_MS) });
+}
+
+/** Resolves when the page's bot-trap time has come: a person has taken as long to fill the form. */
+export async function afterMinimumTime(tokens: Pick<FormTokens, "botTrap">): Promise<void> {
+  const validFrom = Number(tokens.botTrap.validFrom.split(".")[0]);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, validFrom - Date.now())));
+}
+
+export type SignupOptions = {
+  userAgent?: string;
+  /** Ask for the JSON answer JavaScript gets instead of the page. */
+  data?: boolean;
+  /** The visitor's address, sent as X-Forwarded-For (the server must trust one proxy). */
+  client?: string;
+  headers?: Record<string, string>;
 };
 
-export async function pageTokens(origin: string): Promise<PageTokens> {
-  return (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as PageTokens;
-}
-
-/** The honeypot fields exactly as the rendered form sends them. */
-export function pageFields({ honeypot }: PageTokens): Record<string, string> {
-  return { [honeypot.nameFieldName]: "", [honeypot.validFromFieldName]: honeypot.encryptedValidFrom };
-}
-
-export async function honeypotFields(origin: string): Promise<Record<string, string>> {
-  return pageFields(await pageTokens(origin));
-}
-
-/** POSTs a sign-up as the form would; `data: true` asks for the JSON answer JavaScript gets. */
+/** POSTs a sign-up as the form would. */
 export function postSignup(
   origin: string,
   fields: Record<string, string>,
-  { userAgent = "signup-client", data = false, headers = {} as Record<string, string> } = {},
+  { userAgent = "signup-client", data = false, client, headers = {} }: SignupOptions = {},
 ): Promise<Response> {
   return fetch(`${origin}/?index${data ? "&_data=routes%2F_index" : ""}`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": userAgent, ...headers },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "user-agent": userAgent,
+      ...(client ? { "x-forwarded-for": client } : {}),
+      ...headers,
+    },
     body: new URLSearchParams(fields),
   });
+}
+
+export type SignupAnswer = { status: number; result: SignupResult };
+
+/** A sign-up as the enhanced form sends it, with its JSON answer. */
+export async function signUp(
+  origin: string,
+  fields: Record<string, string>,
+  options: Omit<SignupOptions, "data"> = {},
+): Promise<SignupAnswer> {
+  const response = await postSignup(origin, fields, { ...options, data: true });
+  return { status: response.status, result: (await response.json()) as SignupResult };
 }

@@ -1,3 +1,4 @@
+import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -43,6 +44,24 @@ export class StandIn {
   /** Body bytes the webhook managed to write before the client hung up (with `bodyBytes`). */
   bodyBytesSent = 0;
   private server: Server | null = null;
+  /** Emits "webhook" and "siteverify" as each request arrives, and "webhook-done" once the webhook's answer ends. */
+  private readonly arrivals = new EventEmitter();
+  private webhookAnswersDone = 0;
+
+  /** The e-mail of every body the webhook received, in order. */
+  relayedEmails(): string[] {
+    return emailsOf(this.received);
+  }
+
+  /** Resolves once `kind` has received `count` requests in all (they may still be waiting for their answer). */
+  async arrived(kind: "webhook" | "siteverify", count = 1): Promise<void> {
+    while (this.received[kind].length < count) await once(this.arrivals, kind);
+  }
+
+  /** Resolves once the webhook has finished (or given up) answering `count` requests in all. */
+  async webhookDone(count = 1): Promise<void> {
+    while (this.webhookAnswersDone < count) await once(this.arrivals, "webhook-done");
+  }
 
   async start(port = 0): Promise<string> {
     this.server = createServer((request, response) => {
@@ -71,6 +90,7 @@ export class StandIn {
     this.received.webhook.length = 0;
     this.received.siteverify.length = 0;
     this.bodyBytesSent = 0;
+    this.webhookAnswersDone = 0;
   }
 
   async stop(): Promise<void> {
@@ -104,6 +124,15 @@ export class StandIn {
   }
 
   private async answerWebhook(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
+    try {
+      await this.writeWebhookAnswer(request, raw, response);
+    } finally {
+      this.webhookAnswersDone += 1;
+      this.arrivals.emit("webhook-done");
+    }
+  }
+
+  private async writeWebhookAnswer(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.webhook;
     let body: unknown = null;
     try {
@@ -112,6 +141,7 @@ export class StandIn {
       body = null;
     }
     this.received.webhook.push({ headers: request.headers, raw, body });
+    this.arrivals.emit("webhook");
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
     if (response.destroyed) return;
     if (behaviour.reset) {
@@ -139,12 +169,17 @@ export class StandIn {
     const behaviour = this.siteverify;
     const form = Object.fromEntries(new URLSearchParams(raw));
     this.received.siteverify.push({ form });
+    this.arrivals.emit("siteverify");
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
     if (response.destroyed) return;
     const success = behaviour.success && (form.response ?? "").startsWith(behaviour.genuinePrefix ?? "");
     response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });
     response.end(JSON.stringify({ success, ...(success ? {} : { "error-codes": ["invalid-input-response"] }) }));
   }
+}
+
+function emailsOf(received: StandIn["received"]): string[] {
+  return received.webhook.map((hit) => (hit.body as { email: string }).email);
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -197,6 +232,10 @@ export class StandInClient {
   async received(): Promise<StandIn["received"]> {
     const response = await fetch(this.origin + "/control/received");
     return (await response.json()) as StandIn["received"];
+  }
+
+  async relayedEmails(): Promise<string[]> {
+    return emailsOf(await this.received());
   }
 
   private async send(method: string, path: string, body?: unknown): Promise<void> {

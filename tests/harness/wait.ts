@@ -1,42 +1,55 @@
 import { connect } from "node:net";
 
-const POLL_MS = 50;
+const POLL_MS = 25;
 
 /**
- * Resolves once `url` answers 200, or rejects after `timeoutMs` (or as soon
- * as `gaveUp()` names a reason, e.g. the process under test exited).
+ * Resolves once `check()` holds, looking again every few milliseconds, or
+ * rejects after `timeoutMs` naming `what` was awaited (or as soon as
+ * `gaveUp()` names a reason, e.g. the process under test exited). The one
+ * polling helper: for state only another process can show (a port, a
+ * probe, a Redis key); in-process events are awaited directly.
  */
-export async function waitForOk(
-  url: string,
-  { timeoutMs = 15_000, gaveUp = (): string | null => null } = {},
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  {
+    what,
+    timeoutMs = 10_000,
+    gaveUp = (): string | null => null,
+  }: { what: string; timeoutMs?: number; gaveUp?: () => string | null },
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reason = gaveUp();
     if (reason) throw new Error(reason);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`);
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
-/** Resolves once something accepts TCP connections on the loopback port, or rejects after `timeoutMs`. */
-export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+/** Whether `url` answers with `status` now. */
+export async function answers(url: string, status = 200): Promise<boolean> {
+  try {
+    return (await fetch(url)).status === status;
+  } catch {
+    return false; // not listening (yet, or any more)
+  }
+}
+
+/** Resolves once `url` answers 200. */
+export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: () => string | null } = {}) {
+  return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 15_000, ...options });
+}
+
+/** Resolves once something accepts TCP connections on the loopback port. */
+export function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+  const open = () =>
+    new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => {
         socket.destroy();
         resolve(true);
       });
       socket.once("error", () => resolve(false));
     });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  return until(open, { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeEmail } from "~/utils/email.server";
+import { normalizeEmail } from "~/signup/email.server";
 
 describe("addresses people really use are accepted, in one spelling", () => {
   it.each([

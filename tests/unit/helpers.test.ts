@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
-import { ChallengeBook, parseAnswer } from "~/utils/challenge.server";
-import { clientAddress, isHttps } from "~/utils/client-address.server";
-import { maskEmail } from "~/utils/log.server";
-import { PageCache, preferredEncoding } from "~/utils/page-cache.server";
-import { memoryState } from "~/utils/state/memory-state.server";
-import { documentCsp, inlineScriptHashes } from "~/utils/security-headers.server";
+import { PageCache, preferredEncoding } from "~/page/page-cache.server";
+import { clientAddress, isHttps } from "~/server/client-address.server";
+import { maskEmail } from "~/server/log.server";
+import { documentCsp, inlineScriptHashes } from "~/server/security-headers.server";
+import { FallbackQuestions, parseAnswer } from "~/signup/question.server";
+import { SignedTokens } from "~/signup/signed-tokens.server";
+import { memoryState } from "~/state/memory-state.server";
 
 const PAGE =
   '<html><head><script>window.__ctx={"a":1}</script><script type="module" src="/build/x.js"></script></head><body>olá</body></html>';
@@ -108,13 +109,13 @@ describe("parsing helpers", () => {
   });
 
   it("questions are arithmetic written in words, with non-negative answers", () => {
-    const book = new ChallengeBook(
-      "s".repeat(32),
+    const questions = new FallbackQuestions(
+      new SignedTokens("s".repeat(32)),
       memoryState().limit({ name: "answers", points: 3, durationSeconds: 600, whenAway: "refuse" }),
     );
     for (let i = 0; i < 50; i++) {
-      const { question, token } = book.create();
-      expect(question).toMatch(/^Quanto é [a-zê]+ (mais|menos) [a-zê]+\?$/);
+      const { text, token } = questions.ask();
+      expect(text).toMatch(/^Quanto é [a-zê]+ (mais|menos) [a-zê]+\?$/);
       expect(token.split(".")).toHaveLength(3);
     }
   });

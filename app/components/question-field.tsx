@@ -1,0 +1,29 @@
+import { content } from "~/content";
+import { FIELD, type Question } from "~/signup/result";
+
+/** The fallback question that stands in for hCaptcha when it cannot run. */
+export function QuestionField({ question }: { question: Question }) {
+  const { signup } = content;
+  return (
+    <fieldset className="rounded-xl border border-slate-300 p-4">
+      <legend className="px-1 text-sm font-semibold">{signup.questionLegend}</legend>
+      <input type="hidden" name={FIELD.questionToken} value={question.token} />
+      <label htmlFor="question-answer" className="block font-medium">
+        {question.text}
+      </label>
+      <input
+        id="question-answer"
+        name={FIELD.questionAnswer}
+        type="text"
+        inputMode="text"
+        autoComplete="off"
+        required
+        aria-describedby="question-hint"
+        className="mt-2 block w-full rounded-lg border border-slate-400 px-3 py-2 text-base"
+      />
+      <p id="question-hint" className="mt-1 text-sm text-ink-600">
+        {signup.questionHint}
+      </p>
+    </fieldset>
+  );
+}

@@ -1,0 +1,56 @@
+import { logEvent } from "./log.server";
+
+/**
+ * How long a stop waits for sign-ups in flight: `docker stop` (and Kubernetes)
+ * send SIGKILL 10 s after SIGTERM, and the last answers need a moment to flush.
+ */
+export const DRAIN_LIMIT_MS = 9_000;
+/** What a stop needs after the last sign-up's answer is ready: writing it out. */
+export const ANSWER_MARGIN_MS = 500;
+/**
+ * The longest one sign-up's outgoing calls (Redis, siteverify, the webhook)
+ * may take in all: each call gets at most what is left of it, so a sign-up
+ * admitted before SIGTERM is always answered before the drain ends.
+ */
+export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
+
+/**
+ * remix-serve closes its listener on SIGTERM but never exits on its own while
+ * keep-alive sockets linger. We let the sign-ups in flight finish, then exit 0,
+ * so `docker stop` never needs its SIGKILL and no accepted sign-up is cut off.
+ */
+let signupsInFlight = 0;
+/** When the process will exit at the latest; null while it is not stopping. */
+let stopDeadline: number | null = null;
+
+/**
+ * Admits one sign-up, or refuses it (null) when a stop is under way and it
+ * could not finish in time. Call the returned function when its answer is ready.
+ */
+export function admitSignup(now = Date.now()): (() => void) | null {
+  if (stopDeadline !== null && now + SIGNUP_TIME_BUDGET_MS > stopDeadline) return null;
+  signupsInFlight += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    signupsInFlight -= 1;
+  };
+}
+
+/** On SIGTERM or SIGINT: wait for the admitted sign-ups (at most DRAIN_LIMIT_MS), then exit 0. */
+export function drainOnStop(): void {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      logEvent("shutdown", { signal, signupsInFlight });
+      const deadline = Date.now() + DRAIN_LIMIT_MS;
+      stopDeadline = deadline;
+      const check = setInterval(() => {
+        if (signupsInFlight > 0 && Date.now() < deadline) return;
+        clearInterval(check);
+        // A short grace lets the last responses flush to their sockets.
+        setTimeout(() => process.exit(0), 50);
+      }, 25);
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import http from "node:http";
+import { APP_ROOT } from "./app-files.server";
+import { PEER_ADDRESS_HEADER } from "./client-address.server";
+import { drainOnStop } from "./graceful-stop.server";
+import { logError, logEvent } from "./log.server";
+
+/** The methods the site answers; Remix cannot even build a Request for TRACE or TRACK. */
+const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
+/** remix-serve's own default when PORT is unset. */
+const DEFAULT_PORT = 3000;
+const INSTALLED = Symbol.for("landing.serverPlumbing");
+/**
+ * A whole request (a 16 KB form at most) must arrive within 15 s, checked every
+ * second: Node's own limit is 5 minutes, long enough for stalled uploads to pile up.
+ */
+const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
+
+/**
+ * remix-serve cannot be customised (no middleware, no error handler), so the
+ * guards it lacks are installed when it imports the build, before it listens:
+ * - it finds `public/` and `build/` from the working directory: we move there;
+ * - it turns `PORT=` into port 0 (a random port): empty means unset, so 3000;
+ * - it waits 5 minutes for a request's body: 15 s here (408 past it);
+ * - it hands Remix no socket address: the peer's is passed on in a header of
+ *   ours, so clients can be limited without a proxy in front;
+ * - an odd method (TRACE) throws inside Remix and express prints a stack per
+ *   request: anything but GET, HEAD and POST is answered 405 before Remix, and
+ *   a Host header no URL can be built from (Remix's would throw) 400;
+ * - a path that cannot be percent-decoded (`/%`) gets express's English 400
+ *   page: its percent signs are escaped, so it reaches our 404 page instead;
+ * - Remix's adapter glues the request target onto the host, so an absolute-form
+ *   target (`GET http://host/path`, which HTTP/1.1 allows) is cut to its path
+ *   and `*` is refused 400; it also takes the port from X-Forwarded-Host, which
+ *   anyone can send (`evil:99999` was a 500 on every route) and nothing here
+ *   reads, so that header is dropped;
+ * - an error nobody caught is logged as one JSON line instead of ending the
+ *   process and every sign-up in flight with it, and a log that cannot be
+ *   written any more (EPIPE, a full disk) only loses lines;
+ * - it never exits on SIGTERM while keep-alive sockets linger: sign-ups in
+ *   flight are drained, then the process exits 0 (graceful-stop.server.ts).
+ */
+export function installServerPlumbing(): void {
+  const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
+  if (registry[INSTALLED]) return; // the dev server re-imports the build
+  registry[INSTALLED] = true;
+
+  process.chdir(APP_ROOT);
+
+  const createServer = http.createServer;
+  http.createServer = ((...args: Parameters<typeof http.createServer>) => {
+    const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
+    const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
+    const server = createServer({ ...BODY_DEADLINE, ...options }, (request, response) => {
+      // Overwrites whatever a client sent under this name.
+      request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
+      if (!ANSWERED_METHODS.has(request.method ?? "")) {
+        return refuse(response, 405, "Método não permitido.", { Allow: [...ANSWERED_METHODS].join(", ") });
+      }
+      // Remix builds the request's URL from Host: one it cannot parse would be a 500 and a stack per request.
+      if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Requisição inválida.");
+      const target = originForm(request.url ?? "/");
+      if (target === undefined) return refuse(response, 400, "Requisição inválida.");
+      request.url = withDecodablePath(target);
+      delete request.headers["x-forwarded-host"];
+      return listener?.(request, response);
+    });
+    const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
+    server.listen = ((...listenArgs: unknown[]) => {
+      if (listenArgs[0] === 0 && process.env.PORT === "") listenArgs[0] = DEFAULT_PORT;
+      return listen(...listenArgs);
+    }) as typeof server.listen;
+    server.once("listening", () => {
+      const address = server.address();
+      if (address && typeof address === "object") logEvent("listening", { port: address.port });
+    });
+    return server;
+  }) as typeof http.createServer;
+
+  // A log that can no longer be written (its reader gone, its disk full) must cost log lines,
+  // never the server: unheard, each failed write is an uncaught error whose logging fails again.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+  process.on("uncaughtException", (error) => logError("unexpected-error", error, { kind: "uncaught-exception" }));
+  process.on("unhandledRejection", (reason) => logError("unexpected-error", reason, { kind: "unhandled-rejection" }));
+  drainOnStop();
+}
+
+/** The request target as a path (`/a?b`), or undefined when it names none (`*`, `evil`). */
+function originForm(target: string): string | undefined {
+  if (target.startsWith("/")) return target;
+  if (!URL.canParse(target)) return undefined;
+  const { protocol, pathname, search } = new URL(target);
+  return protocol === "http:" || protocol === "https:" ? pathname + search : undefined;
+}
+
+/** `url` unchanged when its path decodes; otherwise with every `%` of the path escaped, so it names a page that does not exist. */
+function withDecodablePath(url: string): string {
+  const queryAt = url.indexOf("?");
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    return path.replaceAll("%", "%25") + url.slice(path.length);
+  }
+}
+
+/** A short plain-text refusal that never reaches Remix. */
+function refuse(
+  response: http.ServerResponse,
+  status: number,
+  text: string,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  response.writeHead(status, {
+    ...headers,
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+    "Cache-Control": "no-store",
+    Connection: "close",
+  });
+  response.end(text);
+}

@@ -1,0 +1,23 @@
+import { Signup } from "~/signup/pipeline.server";
+import { memoryState } from "~/state/memory-state.server";
+import { redisState } from "~/state/redis-state.server";
+import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings.server";
+
+/**
+ * The server's services, built once from the validated settings when the
+ * build is imported (before remix-serve listens): the site's identity, the
+ * shared state (memory, or Redis with REDIS_URL) and the sign-up pipeline.
+ */
+export const settings = loadSettings();
+
+export const site = {
+  name: settings.SITE_NAME,
+  contactEmail: settings.CONTACT_EMAIL,
+  captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
+};
+
+const state = settings.REDIS_URL
+  ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE })
+  : memoryState();
+
+export const signup = orExitOnConfigError(() => new Signup(withSigningSecret(settings), state));

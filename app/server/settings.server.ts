@@ -1,0 +1,206 @@
+import { randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { fromAppRoot } from "./app-files.server";
+
+/**
+ * The production settings, read and validated once at start-up. Only what ops
+ * must or may set is a setting; tuning values are named constants beside
+ * their use (timeouts, limits, the bot trap's minimum time).
+ */
+
+/** A setting the server cannot run with; its message is the one line start-up prints. */
+export class ConfigError extends Error {}
+
+/**
+ * Builds something from the settings, or prints the ConfigError's one line for
+ * `docker logs` and stops: a half-configured server must not serve.
+ */
+export function orExitOnConfigError<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
+/** hCaptcha's public test key: the widget always passes, siteverify accepts it with the test secret. */
+const HCAPTCHA_TEST_SITE_KEY = "10000000-ffff-ffff-ffff-000000000001";
+
+/**
+ * Ports the Fetch standard forbids (https://fetch.spec.whatwg.org/#port-blocking):
+ * every call to them fails before connecting, so an outgoing URL on one is
+ * refused at start-up. A unit test checks this list against undici's.
+ */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<string> = new Set(
+  (
+    "1 7 9 11 13 15 17 19 20 21 22 23 25 37 42 43 53 69 77 79 87 95 101 102 103 104 109 110 111 113 115 117 119 " +
+    "123 135 137 139 143 161 179 389 427 465 512 513 514 515 526 530 531 532 540 548 554 556 563 587 601 636 " +
+    "989 990 993 995 1719 1720 1723 2049 3659 4045 4190 5060 5061 6000 6566 6665 6666 6667 6668 6669 6679 6697 10080"
+  ).split(" "),
+);
+
+const MIN_SECRET_LENGTH = 32;
+
+const httpUrl = (what: string) =>
+  z
+    .url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` })
+    .refine((url) => !URL.canParse(url) || !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
+      error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
+    });
+
+const wholeNumber = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    PORT: wholeNumber(1, 65535).optional(),
+    SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
+    CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
+    WEBHOOK_URL: httpUrl("the automation webhook").optional(),
+    SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
+    SIGNUP_SOURCE: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, { error: "must be a slug: a-z, 0-9, '.', '_' or '-'" })
+      .optional(),
+    HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
+    HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
+    HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
+    SIGNUP_SECRET: z
+      .string()
+      .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
+      .optional(),
+    NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
+    RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
+    RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
+    NOJS_RELAYS_PER_MINUTE: wholeNumber(1, 10_000).default(10),
+    TRUST_PROXY: wholeNumber(0, 10).default(0),
+    REDIS_URL: z
+      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL (credentials in the URL)" })
+      .optional(),
+  })
+  .refine((values) => !values.REDIS_URL || values.SIGNUP_SECRET, {
+    path: ["SIGNUP_SECRET"],
+    error: "must be set when REDIS_URL is: every instance must sign the forms with the same secret",
+  });
+
+export type Settings = z.infer<typeof schema> & { SIGNUP_SOURCE: string };
+
+/** Settings whose signing secret is known: SIGNUP_SECRET, or the one kept beside the sign-ups file. */
+export type SignedSettings = Settings & { SIGNUP_SECRET: string };
+
+/** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
+export function slugify(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+
+/**
+ * Validates the settings. Empty strings count as unset, so `-e VAR=` in a
+ * container behaves like leaving the variable out.
+ */
+export function parseSettings(source: Record<string, string | undefined>): Settings {
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: ${issue.path.join(".")} ${issue.message}`);
+  }
+  const values = parsed.data;
+  return {
+    ...values,
+    SIGNUPS_FILE: fromAppRoot(values.SIGNUPS_FILE),
+    SIGNUP_SOURCE: values.SIGNUP_SOURCE ?? `${slugify(values.SITE_NAME) || "site"}-landing`,
+  };
+}
+
+/** Where the generated secret of a single instance is kept: beside the sign-ups file, in the data volume. */
+export function keptSecretPath(settings: Settings): string {
+  return join(dirname(settings.SIGNUPS_FILE), "signup-secret");
+}
+
+/** SIGNUP_SECRET, or the one generated on first start and kept beside the sign-ups file. */
+export function withSigningSecret(settings: Settings): SignedSettings {
+  if (settings.SIGNUP_SECRET) return { ...settings, SIGNUP_SECRET: settings.SIGNUP_SECRET };
+  const path = keptSecretPath(settings);
+  try {
+    return { ...settings, SIGNUP_SECRET: keptSecret(path) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `Invalid configuration: SIGNUP_SECRET is not set and ${path} cannot keep a generated one: ${reason}`,
+    );
+  }
+}
+
+/**
+ * The signing secret kept in a file readable only by the server's user, made
+ * once on first start: pages rendered before a restart or deploy still sign
+ * up after it. Two processes starting together agree on one secret: each
+ * writes its own candidate and links it into place, and the loser reads the
+ * winner's (link fails when the name exists; rename would overwrite it).
+ */
+function keptSecret(path: string): string {
+  try {
+    return readSecret(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const candidate = `${path}.${process.pid}.${randomBytes(6).toString("hex")}`;
+  writeFileSync(candidate, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  try {
+    linkSync(candidate, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    unlinkSync(candidate);
+  }
+  return readSecret(path);
+}
+
+function readSecret(path: string): string {
+  const secret = readFileSync(path, "utf8").trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new Error(`holds fewer than ${MIN_SECRET_LENGTH} characters; delete it to make a new one`);
+  }
+  return secret;
+}
+
+/** What an operator should know at start-up about the defaults in force. */
+export function startupWarnings(settings: Settings): string[] {
+  const warnings: string[] = [];
+  if (!settings.WEBHOOK_URL) {
+    warnings.push(`WEBHOOK_URL is not set: sign-ups are appended to ${settings.SIGNUPS_FILE}`);
+  }
+  if (!settings.HCAPTCHA_SECRET) {
+    warnings.push("HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification");
+  }
+  if (!settings.SIGNUP_SECRET) {
+    warnings.push(`SIGNUP_SECRET is not set: the one kept in ${keptSecretPath(settings)} is used`);
+  }
+  if (!settings.REDIS_URL) {
+    warnings.push("REDIS_URL is not set: limits and the replay guard live in this process (one instance only)");
+  }
+  return warnings;
+}
+
+/** The settings of this process, with a warning line per default in force; exits on an invalid one. */
+export function loadSettings(): Settings {
+  return orExitOnConfigError(() => {
+    const parsed = parseSettings(process.env);
+    for (const warning of startupWarnings(parsed)) console.warn(`[config] warning: ${warning}`);
+    return parsed;
+  });
+}

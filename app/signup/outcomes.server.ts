@@ -1,0 +1,101 @@
+import { content } from "~/content";
+import type { RelayOutcome } from "./relay.server";
+import type { Notice } from "./result";
+
+/** Refusals that carry no data: the pipeline returns them as `{ code }`. */
+export type PlainCode =
+  | "stopping"
+  | "rate-limited"
+  | "invalid-email"
+  | "captcha-missing"
+  | "question-missing"
+  | "captcha-rejected"
+  | "captcha-unreachable"
+  | "question-wrong"
+  | "question-expired"
+  | "rate-limited-question-budget"
+  | "question-store-unavailable"
+  | "rate-limited-relay-ceiling";
+
+/**
+ * Everything a sign-up can end in, with the data its message or log line
+ * needs. The pipeline (pipeline.server.ts) speaks these codes; this module
+ * alone turns them into an HTTP status and the pt-BR notice the visitor
+ * reads, from `content`.
+ */
+export type SignupOutcome =
+  | { code: "relayed" | "replay" }
+  /** A bot is answered as if it succeeded, so it learns nothing. */
+  | { code: "bot"; detail: string }
+  | { code: "unreadable"; status: number; detail: string }
+  | { code: "form-expired" | "store-unavailable"; detail: string }
+  | { code: "webhook-status"; status: number; statusText: string; text: string }
+  | { code: "webhook-unreachable" | "sink-failed"; reason: string }
+  | { code: PlainCode };
+
+const { messages } = content;
+const failure = (description: string): Notice => ({ title: messages.failureTitle, description });
+
+type CodeWithFixedAnswer = PlainCode | "form-expired" | "store-unavailable" | "webhook-unreachable" | "sink-failed";
+
+/** Status and notice of every code whose message needs no data; codes that read alike share a row. */
+const ANSWERS: Array<[CodeWithFixedAnswer[], number, Notice]> = [
+  [["stopping"], 503, messages.restarting],
+  [["rate-limited", "rate-limited-relay-ceiling"], 429, messages.tooMany],
+  [["form-expired"], 400, messages.formExpired],
+  [["invalid-email"], 400, messages.invalidEmail],
+  [["captcha-missing", "captcha-rejected"], 400, messages.captchaMissing],
+  [["question-missing"], 400, messages.questionMissing],
+  [["question-wrong"], 400, messages.questionWrong],
+  [["question-expired"], 400, messages.questionExpired],
+  [["rate-limited-question-budget"], 429, messages.questionBudgetSpent],
+  [["question-store-unavailable"], 503, messages.questionUnavailable],
+  [["store-unavailable"], 503, messages.storeUnavailable],
+  [["captcha-unreachable", "webhook-unreachable", "sink-failed"], 502, failure(messages.failureFallback)],
+];
+const FIXED = new Map(
+  ANSWERS.flatMap(([codes, status, notice]) => codes.map((code) => [code, { status, notice }] as const)),
+);
+
+export function isSuccess(outcome: SignupOutcome): boolean {
+  return outcome.code === "relayed" || outcome.code === "replay" || outcome.code === "bot";
+}
+
+/** What the visitor is answered: the HTTP status and the notice the form shows. */
+export function answerFor(outcome: SignupOutcome, siteName: string): { status: number; notice: Notice } {
+  switch (outcome.code) {
+    case "relayed":
+    case "replay":
+    case "bot":
+      return { status: 200, notice: messages.success(siteName) };
+    case "unreadable":
+      return { status: outcome.status, notice: messages.unreadable };
+    case "webhook-status":
+      return { status: 502, notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)) };
+    default:
+      return FIXED.get(outcome.code)!;
+  }
+}
+
+/** The outcome of a relay that did not succeed. */
+export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): SignupOutcome {
+  if (outcome.kind === "status") {
+    return { code: "webhook-status", status: outcome.status, statusText: outcome.statusText, text: outcome.text };
+  }
+  return { code: outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: outcome.reason };
+}
+
+/** The `outcome` and `detail` of the sign-up's log line. */
+export function logFieldsOf(outcome: SignupOutcome): { outcome: string; detail?: string } {
+  switch (outcome.code) {
+    case "webhook-status":
+      return { outcome: `webhook-status-${outcome.status}` };
+    case "webhook-unreachable":
+    case "sink-failed":
+      return { outcome: `${outcome.code}-${outcome.reason}` };
+    case "rate-limited":
+      return { outcome: outcome.code, detail: "client" };
+    default:
+      return { outcome: outcome.code, detail: "detail" in outcome ? outcome.detail : undefined };
+  }
+}

@@ -1,0 +1,291 @@
+import { clientAddress, clientKey } from "~/server/client-address.server";
+import { admitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
+import { logEvent, maskEmail } from "~/server/log.server";
+import type { SignedSettings } from "~/server/settings.server";
+import { perSharedRender } from "~/page/shared-render.server";
+import type { SharedState } from "~/state/shared-state.server";
+import { BotTrap } from "./bot-trap.server";
+import { CaptchaVerifier } from "./captcha.server";
+import { normalizeEmail } from "./email.server";
+import { answerFor, isSuccess, logFieldsOf, relayFailure, type PlainCode, type SignupOutcome } from "./outcomes.server";
+import { ANSWERS_PER_QUESTION, FallbackQuestions, QUESTION_TTL_MS } from "./question.server";
+import { webhookRelay, type Relay } from "./relay.server";
+import { ReplayGuard } from "./replay-guard.server";
+import { BodyError, readUrlEncodedForm } from "./request-body.server";
+import { FIELD, type FormTokens, type SignupResult } from "./result";
+import { SignedTokens } from "./signed-tokens.server";
+import { SignupSink } from "./sink.server";
+
+export type SignupResponse = { status: number; result: SignupResult };
+
+/** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
+const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
+/** The automation gets the browser's identification, not an unbounded header. */
+const MAX_USER_AGENT_LENGTH = 1024;
+/** A claim on a submission outlives the longest sign-up by this much, so a slow one is never relayed twice. */
+const CLAIM_MARGIN_MS = 1_000;
+
+/** What the visitor offered as proof of a person: a solved captcha, or an answered fallback question. */
+type Proof = { kind: "captcha"; token: string } | { kind: "question"; token: string; answer: string };
+
+/** A submission that passed the cheap checks, ready to be verified and relayed once. */
+type Candidate = { email: string; proof: Proof; remoteIp: string | null; userAgent: string; ts: string };
+
+/** How a submission's verification and relay ended; shared with every duplicate that waited on it. */
+type Attempt = { ok: true } | { ok: false; outcome: SignupOutcome };
+
+/** One request's way through the pipeline: what the answer needs besides the outcome. */
+type Visit = {
+  startedAt: number;
+  /** What was typed, echoed back on failure (bounded: the field is capped at 254 characters anyway). */
+  typedEmail: string;
+  /** The post carried the page's own bot-trap fields: only such a post earns fresh ones. */
+  fromPage: boolean;
+  /** The captcha token went out to siteverify or the webhook: the widget must make a new one (as after any relay). */
+  captchaSpent: boolean;
+  /** Whether a stop must wait for this sign-up; set once its body is read. */
+  release: (() => void) | null;
+  /** When the sign-up's outgoing calls must be done by (SIGNUP_TIME_BUDGET_MS after admission). */
+  deadline: number;
+};
+
+/**
+ * The sign-up pipeline: read the body → rate limit → bot trap → validate the
+ * e-mail → require a proof (captcha token or question answer) → verify it →
+ * spend the relay budgets → relay, at most once per submission. Scarce budgets
+ * are spent only on verified submissions, so junk never locks people out.
+ * Each request ends in one outcome (outcomes.server.ts turns it into the
+ * status and the pt-BR notice) and logs one line. Limits, budgets, answer
+ * counts and the ledger live in `state`: this process's memory, or Redis
+ * shared by every instance.
+ */
+export class Signup {
+  private readonly relay: Relay;
+  private readonly sink: SignupSink | null;
+  private readonly botTrap: BotTrap;
+  private readonly captcha: CaptchaVerifier | null;
+  private readonly questions: FallbackQuestions | null;
+  private readonly replays: ReplayGuard<Attempt>;
+  private readonly perClient;
+  private readonly relayCeiling;
+  /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
+  private readonly questionRelays;
+  /** One set of tokens per shared render: the page and its data request hand out the same. */
+  readonly formTokens: (now?: number) => FormTokens;
+
+  constructor(
+    private readonly settings: SignedSettings,
+    private readonly state: SharedState,
+  ) {
+    this.sink = settings.WEBHOOK_URL ? null : new SignupSink(settings.SIGNUPS_FILE);
+    this.relay = this.sink?.append ?? webhookRelay(settings.WEBHOOK_URL!);
+    const tokens = new SignedTokens(settings.SIGNUP_SECRET);
+    this.botTrap = new BotTrap(tokens);
+    this.captcha = settings.HCAPTCHA_SECRET
+      ? new CaptchaVerifier({
+          secret: settings.HCAPTCHA_SECRET,
+          siteKey: settings.HCAPTCHA_SITE_KEY,
+          verifyUrl: settings.HCAPTCHA_VERIFY_URL,
+        })
+      : null;
+    this.questions =
+      settings.NOJS_CHALLENGE === "on"
+        ? new FallbackQuestions(
+            tokens,
+            state.limit({
+              name: "question-answers",
+              points: ANSWERS_PER_QUESTION,
+              durationSeconds: QUESTION_TTL_MS / 1000,
+              whenAway: "refuse",
+            }),
+          )
+        : null;
+    // While Redis is away the per-client limit and the ceiling hold per instance; the
+    // question's budget must hold for the whole deployment, so its path closes instead.
+    this.perClient = state.limit({
+      name: "client",
+      points: settings.RATE_LIMIT_PER_MINUTE,
+      durationSeconds: 60,
+      whenAway: "local",
+    });
+    this.relayCeiling = state.limit({
+      name: "relays",
+      points: settings.RELAY_LIMIT_PER_SECOND,
+      durationSeconds: 1,
+      whenAway: "local",
+    });
+    this.questionRelays = state.limit({
+      name: "question-relays",
+      points: settings.NOJS_RELAYS_PER_MINUTE,
+      durationSeconds: 60,
+      whenAway: "refuse",
+    });
+    this.replays = new ReplayGuard<Attempt>(state.ledger, {
+      holdMs: SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS,
+      relayed: { ok: true },
+    });
+    this.formTokens = perSharedRender((now) => ({
+      botTrap: this.botTrap.fields(now),
+      question: this.questions?.ask(now) ?? null,
+    }));
+  }
+
+  async handle(request: Request): Promise<SignupResponse> {
+    const visit: Visit = {
+      startedAt: performance.now(),
+      typedEmail: "",
+      fromPage: false,
+      captchaSpent: false,
+      release: null,
+      deadline: 0,
+    };
+    try {
+      return this.answer(await this.run(request, visit), visit);
+    } finally {
+      visit.release?.();
+    }
+  }
+
+  /** Whether sign-ups can be taken now: a webhook is not probed, the local file is. */
+  async healthy(): Promise<boolean> {
+    return this.sink ? this.sink.healthy() : true;
+  }
+
+  /** Readiness of the shared state (Redis answers, or memory). */
+  ready(): Promise<boolean> {
+    return this.state.ready();
+  }
+
+  /** The steps, in order: each ends the sign-up with an outcome or hands it on. */
+  private async run(request: Request, visit: Visit): Promise<SignupOutcome> {
+    if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
+    let form: FormData;
+    try {
+      form = await readUrlEncodedForm(request, Object.values(FIELD));
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      return { code: "unreadable", status: error.status, detail: error.message };
+    }
+    const field = (name: string) => {
+      const value = form.get(name);
+      return typeof value === "string" ? value : "";
+    };
+    visit.typedEmail = field(FIELD.email).slice(0, 512);
+
+    // Admitted only once the body is read: a visitor still uploading when a stop begins is
+    // not waited for (nothing of theirs was relayed, so their retry is safe). Refused when a
+    // stop is under way and this one could not finish before it: another instance will.
+    visit.release = admitSignup();
+    if (!visit.release) return { code: "stopping" };
+    visit.deadline = Date.now() + SIGNUP_TIME_BUDGET_MS;
+
+    const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
+    if ((await this.perClient.take(clientKey(remoteIp))) !== "allowed") return { code: "rate-limited" };
+
+    const trap = this.botTrap.inspect(form);
+    visit.fromPage = trap.kind !== "bot";
+    if (trap.kind === "bot") return { code: "bot", detail: trap.why };
+    if (trap.kind === "stale") return { code: "form-expired", detail: trap.why };
+
+    // One spelling per address (NFC, domain in lower case): what is relayed and de-duplicated.
+    const email = normalizeEmail(visit.typedEmail);
+    if (email === null) return { code: "invalid-email" };
+
+    const proof = this.proofOf(field, form);
+    if (!("kind" in proof)) return proof;
+
+    visit.captchaSpent = proof.kind === "captcha";
+    const candidate: Candidate = {
+      email,
+      proof,
+      remoteIp,
+      userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
+      ts: new Date().toISOString(),
+    };
+    const once = await this.replays.once(ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`), () =>
+      this.verifyAndRelay(candidate, visit.deadline),
+    );
+    // Nothing was verified or relayed here: the visitor's proof is still good for a retry.
+    if (once.kind === "unavailable") {
+      visit.captchaSpent = false;
+      return { code: "store-unavailable", detail: once.why };
+    }
+    if (once.outcome.ok) return { code: once.duplicate ? "replay" : "relayed" };
+    return once.outcome.outcome;
+  }
+
+  /** The proof the post carries, or why it carries none. */
+  private proofOf(field: (name: string) => string, form: FormData): Proof | { code: PlainCode } {
+    const captchaToken = field(FIELD.captchaToken).trim();
+    const answer = field(FIELD.questionAnswer);
+    // An unanswered question is no proof at all, like an unsolved captcha.
+    const questionToken = this.questions && answer.trim() ? field(FIELD.questionToken).trim() : "";
+    if (captchaToken && captchaToken.length <= MAX_CAPTCHA_TOKEN_LENGTH)
+      return { kind: "captcha", token: captchaToken };
+    if (!captchaToken && questionToken) return { kind: "question", token: questionToken, answer };
+    // Without JavaScript the page showed the question, not a captcha: say what to do there.
+    const questionShown = !captchaToken && this.questions !== null && form.has(FIELD.questionToken);
+    return { code: questionShown ? "question-missing" : "captcha-missing" };
+  }
+
+  /** Runs once per submission across every instance (the replay guard sees to it). */
+  private async verifyAndRelay(candidate: Candidate, deadline: number): Promise<Attempt> {
+    const refusal = await this.verify(candidate, deadline);
+    if (refusal) return { ok: false, outcome: { code: refusal } };
+    if ((await this.relayCeiling.take("all")) !== "allowed") {
+      return { ok: false, outcome: { code: "rate-limited-relay-ceiling" } };
+    }
+    const { email, proof, userAgent, ts } = candidate;
+    const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
+    const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
+    const outcome = await this.relay(submission, deadline - Date.now());
+    return outcome.ok ? { ok: true } : { ok: false, outcome: relayFailure(outcome) };
+  }
+
+  /**
+   * Checks the proof, then spends the question's own budget: scarce budgets
+   * go only to verified submissions. Null when the proof holds.
+   */
+  private async verify({ proof, remoteIp }: Candidate, deadline: number): Promise<PlainCode | null> {
+    if (proof.kind === "captcha") {
+      if (!this.captcha) return null;
+      const verdict = await this.captcha.verify(proof.token, remoteIp, deadline - Date.now());
+      return verdict === "valid" ? null : verdict === "invalid" ? "captcha-rejected" : "captcha-unreachable";
+    }
+    const verdict = await this.questions!.check(proof.token, proof.answer);
+    if (verdict === "wrong") return "question-wrong";
+    if (verdict === "expired") return "question-expired";
+    if (verdict === "unavailable") return "question-store-unavailable";
+    const budget = await this.questionRelays.take("all");
+    if (budget === "limited") return "rate-limited-question-budget";
+    if (budget === "unavailable") return "question-store-unavailable";
+    return null;
+  }
+
+  /** The status and result the visitor gets, and the sign-up's one log line. */
+  private answer(outcome: SignupOutcome, visit: Visit): SignupResponse {
+    const ok = isSuccess(outcome);
+    const { status, notice } = answerFor(outcome, this.settings.SITE_NAME);
+    logEvent("signup", {
+      ...logFieldsOf(outcome),
+      status,
+      durationMs: Math.round((performance.now() - visit.startedAt) * 10) / 10,
+      email: maskEmail(visit.typedEmail.trim()),
+    });
+    const result: SignupResult = {
+      ok,
+      notice,
+      email: ok ? "" : visit.typedEmail,
+      resetCaptcha: visit.captchaSpent || outcome.code === "relayed" || outcome.code === "replay",
+    };
+    // After a failed post from the page the question is replaced (the old one may be spent),
+    // and the bot-trap fields are renewed, valid at once: the visitor already proved a
+    // person's pace, and pressing again within the minimum time (a quick answer to the new
+    // question) must not be taken for a bot.
+    if (!ok && visit.fromPage) {
+      if (this.questions) result.question = this.questions.ask();
+      result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
+    }
+    return { status, result };
+  }
+}

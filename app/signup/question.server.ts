@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import type { Limit } from "~/state/shared-state.server";
+import type { Question } from "./result";
+import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
+
+/** How long a question stays answerable. */
+export const QUESTION_TTL_MS = 10 * 60 * 1000;
+/**
+ * How many correct answers one question accepts: a rendered page and its
+ * question are shared by the visitors of one second (page/shared-render.server.ts),
+ * so a handful of them, never an unlimited supply for a bot.
+ */
+export const ANSWERS_PER_QUESTION = 3;
+
+export const NUMBER_WORDS =
+  "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte".split(
+    " ",
+  );
+/** Spellings a visitor may type besides the canonical word. */
+const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
+
+/** The one spelling of a token: 12-character id, expiry in milliseconds (13 digits), MAC. */
+const TOKEN_SHAPE = new RegExp(`^([A-Za-z0-9_-]{12})\\.([1-9]\\d{12})\\.(${MAC_PATTERN})$`);
+
+/** `unavailable`: the shared count of answers could not be asked (Redis away), so nothing is accepted. */
+export type QuestionVerdict = "correct" | "wrong" | "expired" | "unavailable";
+
+/**
+ * A question in Portuguese with a typed answer, for visitors without hCaptcha.
+ * Stateless: the token carries an id, an expiry and a MAC that covers the
+ * answer, so any instance holding the same secret can check it. Only the
+ * count of correct answers per id is kept (`answers`, in the shared state),
+ * so the count holds across instances.
+ */
+export class FallbackQuestions {
+  constructor(
+    private readonly tokens: SignedTokens,
+    private readonly answers: Limit,
+  ) {}
+
+  ask(now = Date.now(), random: () => number = Math.random): Question {
+    const left = 1 + Math.floor(random() * 9);
+    const right = 1 + Math.floor(random() * 9);
+    const subtract = random() < 0.5 && left > right;
+    const answer = subtract ? left - right : left + right;
+    const text = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
+    const id = randomBytes(9).toString("base64url");
+    const expiresAt = now + QUESTION_TTL_MS;
+    return { text, token: `${id}.${expiresAt}.${this.tokens.mac("question", [id, expiresAt, answer])}` };
+  }
+
+  /**
+   * Checks the answer against the token's MAC first; only a correct answer to
+   * a genuine question is counted, so forged ids never reach the bookkeeping.
+   */
+  async check(token: string, typedAnswer: string, now = Date.now()): Promise<QuestionVerdict> {
+    const match = TOKEN_SHAPE.exec(token);
+    if (!match) return "expired";
+    const [, id, expiresAtText, mac] = match as unknown as [string, string, string, string];
+    const expiresAt = Number(expiresAtText);
+    // A genuine token never expires further out than QUESTION_TTL_MS from now.
+    if (expiresAt <= now || expiresAt > now + QUESTION_TTL_MS) return "expired";
+    const answer = parseAnswer(typedAnswer);
+    if (answer === null || !this.tokens.verify("question", [id, expiresAt, answer], mac)) return "wrong";
+    const counted = await this.answers.take(id);
+    return counted === "allowed" ? "correct" : counted === "limited" ? "expired" : "unavailable";
+  }
+}
+
+const withoutAccents = (text: string) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+
+/** "7", " sete ", "Três" → the number; anything else → null. */
+export function parseAnswer(typed: string): number | null {
+  const normalized = withoutAccents(typed.trim().toLowerCase());
+  if (/^\d{1,3}$/.test(normalized)) return Number(normalized);
+  const index = NUMBER_WORDS.findIndex((word) => withoutAccents(word) === normalized);
+  if (index !== -1) return index;
+  return WORD_ALIASES[normalized] ?? null;
+}

@@ -1,0 +1,140 @@
+import { createHash, randomBytes } from "node:crypto";
+import { logEvent, reasonOf } from "~/server/log.server";
+import { RELAYED_TTL_MS, type Ledger } from "~/state/shared-state.server";
+
+/** How often a submission in flight on another instance is looked up while waiting for its outcome. */
+const POLL_MS = 50;
+/** How often a relay the ledger could not record is written again while the store is away. */
+const RESETTLE_MS = 100;
+/** Relays awaiting their record, at most: far more than an outage's worth of sign-ups on one instance. */
+const MAX_UNSETTLED = 50_000;
+
+export type OnceResult<Outcome> =
+  | { kind: "done"; outcome: Outcome; duplicate: boolean }
+  /** The ledger could not be asked, or the instance relaying this submission vanished: nothing was relayed here. */
+  | { kind: "unavailable"; why: string };
+
+/**
+ * Makes relaying idempotent across instances: a submission (e-mail + the
+ * proof that came with it) that was relayed once answers success again
+ * without a second relay, whether it arrives after the first finished
+ * (refresh, retry) or while it is still in flight (double click, a load
+ * balancer's retry to another instance). Duplicates in this process share
+ * the first one's promise; duplicates on other instances wait for its
+ * outcome in the ledger and never relay on their own. Only a hash is kept.
+ *
+ * A relay whose record could not be written (Redis went away mid-relay) is
+ * remembered here and written again until it takes: otherwise its claim,
+ * restored from Redis's log, would expire unsettled and a retry would relay it
+ * a second time.
+ */
+export class ReplayGuard<Outcome extends { ok: boolean }> {
+  private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
+  /** Relayed submissions the ledger has not recorded yet, with when they were relayed. */
+  private readonly unsettled = new Map<string, number>();
+  private resettling: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly options: {
+      /** How long a claim holds: at least the longest a relay can take. */
+      holdMs: number;
+      /** What a duplicate of a relayed submission answers. */
+      relayed: Outcome;
+    },
+  ) {}
+
+  static keyOf(email: string, proof: string): string {
+    return createHash("sha256").update(`${email.toLowerCase()}\n${proof}`).digest("base64url");
+  }
+
+  /** Runs `relay` once per key across every instance; duplicates get its outcome. */
+  once(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
+    if (this.unsettled.has(key)) {
+      return Promise.resolve({ kind: "done", outcome: this.options.relayed, duplicate: true });
+    }
+    const shared = this.inFlight.get(key);
+    if (shared) {
+      return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
+    }
+    const run = this.claimAndRelay(key, relay).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, run);
+    return run;
+  }
+
+  private async claimAndRelay(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
+    const holder = randomBytes(9).toString("base64url");
+    let claim: Awaited<ReturnType<Ledger["claim"]>>;
+    try {
+      claim = await this.ledger.claim(key, this.options.holdMs, holder);
+    } catch (error) {
+      // A claim that timed out may still be applied once Redis answers again: undo it, or the
+      // visitor's retry would wait on a relay that never happens.
+      this.ledger.release(key, holder).catch(() => undefined);
+      return { kind: "unavailable", why: `ledger: ${reasonOf(error)}` };
+    }
+    if (claim === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
+    if (claim === "in-flight") return this.outcomeOfAnother(key);
+
+    const outcome = await relay();
+    try {
+      await this.ledger.settle(key, outcome.ok ? { ok: true } : { ok: false, outcome: JSON.stringify(outcome) });
+    } catch (error) {
+      // The relay happened and its visitor is answered. A failure needs no record (its claim
+      // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
+      logEvent("ledger-settle-failed", { ok: outcome.ok, reason: reasonOf(error) });
+      if (outcome.ok) this.rememberUnsettled(key);
+    }
+    return { kind: "done", outcome, duplicate: false };
+  }
+
+  private rememberUnsettled(key: string): void {
+    if (this.unsettled.size >= MAX_UNSETTLED) {
+      const oldest = this.unsettled.keys().next().value;
+      if (oldest !== undefined) this.unsettled.delete(oldest);
+    }
+    this.unsettled.set(key, Date.now());
+    this.resettling ??= setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
+  }
+
+  /** Writes the unrecorded relays again, oldest first, until the store takes them or they are past remembering. */
+  private async resettle(): Promise<void> {
+    for (const [key, relayedAt] of this.unsettled) {
+      if (Date.now() - relayedAt >= RELAYED_TTL_MS) {
+        this.unsettled.delete(key);
+        continue;
+      }
+      try {
+        await this.ledger.settle(key, { ok: true });
+        this.unsettled.delete(key);
+      } catch {
+        break; // still away: try again later
+      }
+    }
+    if (this.unsettled.size > 0) {
+      this.resettling = setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
+    } else {
+      logEvent("ledger-resettled", {});
+      this.resettling = undefined;
+    }
+  }
+
+  /** Waits, at most as long as a claim holds, for the instance relaying `key` to settle it. */
+  private async outcomeOfAnother(key: string): Promise<OnceResult<Outcome>> {
+    const deadline = Date.now() + this.options.holdMs;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      let entry: Awaited<ReturnType<Ledger["read"]>>;
+      try {
+        entry = await this.ledger.read(key);
+      } catch (error) {
+        return { kind: "unavailable", why: `ledger: ${reasonOf(error)}` };
+      }
+      if (entry.state === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
+      if (entry.state === "failed")
+        return { kind: "done", outcome: JSON.parse(entry.outcome) as Outcome, duplicate: true };
+      if (entry.state === "unknown") return { kind: "unavailable", why: "its claim was given up or expired unsettled" };
+    }
+    return { kind: "unavailable", why: "waited too long for another instance" };
+  }
+}

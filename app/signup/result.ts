@@ -1,0 +1,36 @@
+/** The contract between the sign-up action and the form; shared by server and browser. */
+
+export type Notice = { title: string; description: string };
+
+/** The fallback question for visitors whose browser cannot run hCaptcha: its text and signed token. */
+export type Question = { text: string; token: string };
+
+/** The bot trap's hidden fields of one render (see signup/bot-trap.server.ts). */
+export type BotTrapFields = { nameField: string; validFromField: string; validFrom: string };
+
+/** What the page's form needs from the render it came with. */
+export type FormTokens = { botTrap: BotTrapFields; question: Question | null };
+
+export type SignupResult = {
+  ok: boolean;
+  notice: Notice;
+  /** What the visitor typed, echoed back so a failed submit loses nothing ('' after success). */
+  email: string;
+  /** The captcha token was spent (verified or relayed): the widget must hand out a new one. */
+  resetCaptcha: boolean;
+  /** A fresh question when the previous one can no longer be used. */
+  question?: Question;
+  /** Fresh bot-trap fields, valid at once: sending again needs nothing else. */
+  botTrap?: BotTrapFields;
+};
+
+/**
+ * Names of the form fields the action reads. The question's keep the names
+ * of the first release: a page open across a deploy still posts them.
+ */
+export const FIELD = {
+  email: "email",
+  captchaToken: "hcaptchaToken",
+  questionToken: "challengeToken",
+  questionAnswer: "challengeAnswer",
+} as const;

@@ -1,0 +1,104 @@
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { open, statfs, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ConfigError } from "~/server/settings.server";
+import type { Relay, RelayOutcome, Submission } from "./relay.server";
+
+/** Below this much free space the sink reports itself unhealthy: the next lines may not fit. */
+const MIN_FREE_BYTES = 64 * 1024;
+/** A health-check flood costs one probe of the disk a second. */
+const HEALTH_CACHE_MS = 1_000;
+const FILE_MODE = 0o640;
+/**
+ * After a line could not be written the sink reports itself unhealthy this
+ * long, or until a line is written again: a quota or an I/O error shows no
+ * sign on an open or on the free space, only on a write.
+ */
+const FAILED_WRITE_MEMORY_MS = 30_000;
+
+/**
+ * The embedded default when no webhook is configured: one JSON line per
+ * sign-up appended to SIGNUPS_FILE and fsync'ed before success is answered.
+ * - A line is written whole or not at all: writes are serialised, and a
+ *   failed or short write is cut back to the size the file had before it.
+ * - Each line opens the path afresh, so after log rotation (the file moved or
+ *   deleted) the next line lands in a new file at SIGNUPS_FILE; an open costs
+ *   little next to the fsync every line already pays for.
+ * - A path that cannot be opened for appending stops start-up (ConfigError).
+ * One process writes one file: several instances need a webhook.
+ */
+export class SignupSink {
+  private queue: Promise<unknown> = Promise.resolve();
+  private health: { healthy: boolean; checkedAt: number } | null = null;
+  private lastFailedWriteAt: number | null = null;
+
+  constructor(private readonly path: string) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      closeSync(openSync(path, "a", FILE_MODE));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      throw new ConfigError(`Invalid configuration: SIGNUPS_FILE cannot be opened for appending (${code}: ${path})`);
+    }
+  }
+
+  readonly append: Relay = (submission) => {
+    const write = this.queue.then(() => this.appendLine(submission));
+    this.queue = write;
+    return write;
+  };
+
+  /** Whether a sign-up could be written now; for /healthz. */
+  async healthy(now = Date.now()): Promise<boolean> {
+    if (this.lastFailedWriteAt !== null && now - this.lastFailedWriteAt < FAILED_WRITE_MEMORY_MS) return false;
+    if (this.health && now - this.health.checkedAt < HEALTH_CACHE_MS) return this.health.healthy;
+    let healthy: boolean;
+    try {
+      await (await open(this.path, "a", FILE_MODE)).close();
+      const disk = await statfs(dirname(this.path));
+      healthy = disk.bavail * disk.bsize >= MIN_FREE_BYTES;
+    } catch {
+      healthy = false;
+    }
+    this.health = { healthy, checkedAt: now };
+    return healthy;
+  }
+
+  private async appendLine(submission: Submission): Promise<RelayOutcome> {
+    const line = Buffer.from(`${JSON.stringify(submission)}\n`, "utf8");
+    let handle: FileHandle;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      handle = await open(this.path, "a", FILE_MODE);
+    } catch (error) {
+      return this.failure(error);
+    }
+    const sizeBefore = (await handle.stat().catch(() => null))?.size;
+    try {
+      if (sizeBefore === undefined) throw Object.assign(new Error("cannot stat"), { code: "EIO" });
+      for (let offset = 0; offset < line.length;) {
+        const { bytesWritten } = await handle.write(line, offset, line.length - offset);
+        if (bytesWritten === 0) throw Object.assign(new Error("nothing written"), { code: "ENOSPC" });
+        offset += bytesWritten;
+      }
+      await handle.sync();
+      if (this.lastFailedWriteAt !== null) {
+        this.lastFailedWriteAt = null;
+        this.health = null;
+      }
+      return { ok: true };
+    } catch (error) {
+      // No partial line may stay behind for the next one to be glued onto.
+      if (sizeBefore !== undefined) await handle.truncate(sizeBefore).catch(() => {});
+      return this.failure(error);
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
+  private failure(error: unknown): RelayOutcome {
+    this.health = null;
+    this.lastFailedWriteAt = Date.now();
+    return { ok: false, kind: "sink", reason: (error as NodeJS.ErrnoException).code ?? "error" };
+  }
+}

@@ -1,0 +1,130 @@
+import { Redis } from "ioredis";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import { logEvent } from "~/server/log.server";
+import { memoryLimiter } from "./memory-state.server";
+import {
+  FAILED_TTL_MS,
+  LEDGER_VALUES,
+  RELAYED_TTL_MS,
+  consume,
+  ledgerEntry,
+  type Ledger,
+  type Limit,
+  type LimitSpec,
+  type SharedState,
+} from "./shared-state.server";
+
+/** Claims a submission unless it was relayed or is in flight: one atomic step, so two instances never both relay. */
+const CLAIM_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, string.len(ARGV[3])) ~= ARGV[3] then return current end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
+return 'claimed'`;
+
+/** Deletes a claim only while it is still the given holder's. */
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
+
+type LedgerClient = Redis & {
+  claimSubmission(key: string, holdMs: number, holder: string, failedPrefix: string): Promise<string>;
+  releaseSubmission(key: string, holder: string): Promise<number>;
+};
+
+/** The longest a client waits between attempts to reconnect to a Redis that went away. */
+const MAX_RECONNECT_DELAY_MS = 2_000;
+/**
+ * The longest one command may take before the sign-up treats Redis as away,
+ * counted on this instance's clock, so it also covers the instance's own
+ * event-loop delay under load (100 ms gave false refusals in a burst of 120
+ * concurrent sign-ups on two shared cores).
+ */
+export const REDIS_TIMEOUT_MS = 250;
+
+export type RedisOptions = {
+  url: string;
+  /** Prefix of every key, so several sites can share one Redis. */
+  namespace: string;
+};
+
+/**
+ * Shared state in Redis. Commands never queue while Redis is away and each is
+ * bounded by REDIS_TIMEOUT_MS, so an outage costs a request milliseconds, never a
+ * hang; the client reconnects on its own, and outages are logged once each.
+ */
+export function redisState({ url, namespace }: RedisOptions): SharedState & { client: Redis } {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_TIMEOUT_MS,
+    connectTimeout: 10 * REDIS_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(100 * attempt, MAX_RECONNECT_DELAY_MS),
+    // A Redis that answers "LOADING" is not ready yet; commands wait for the ready state.
+    enableReadyCheck: true,
+  }) as LedgerClient;
+  client.defineCommand("claimSubmission", { numberOfKeys: 1, lua: CLAIM_SCRIPT });
+  client.defineCommand("releaseSubmission", { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+  reportAvailability(client);
+
+  const key = (...parts: string[]) => [namespace, ...parts].join(":");
+
+  const ledger: Ledger = {
+    async claim(submission, holdMs, holder) {
+      const value = `${LEDGER_VALUES.IN_FLIGHT}:${holder}`;
+      const current = await client.claimSubmission(key("ledger", submission), holdMs, value, LEDGER_VALUES.FAILED);
+      if (current === "claimed") return "claimed";
+      return ledgerEntry(current).state === "relayed" ? "relayed" : "in-flight";
+    },
+    async release(submission, holder) {
+      await client.releaseSubmission(key("ledger", submission), `${LEDGER_VALUES.IN_FLIGHT}:${holder}`);
+    },
+    async read(submission) {
+      return ledgerEntry(await client.get(key("ledger", submission)));
+    },
+    async settle(submission, result) {
+      if (result.ok) await client.set(key("ledger", submission), LEDGER_VALUES.RELAYED, "PX", RELAYED_TTL_MS);
+      else await client.set(key("ledger", submission), LEDGER_VALUES.FAILED + result.outcome, "PX", FAILED_TTL_MS);
+    },
+  };
+
+  function limit(spec: LimitSpec): Limit {
+    const limiter = new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: key("limit", spec.name),
+      points: spec.points,
+      duration: spec.durationSeconds,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: spec.whenAway === "local" ? memoryLimiter(spec) : undefined,
+    });
+    return { take: (subject) => consume(limiter, subject) };
+  }
+
+  async function ready(): Promise<boolean> {
+    try {
+      return (await client.ping()) === "PONG";
+    } catch {
+      return false;
+    }
+  }
+
+  return { kind: "redis", limit, ledger, ready, client };
+}
+
+/** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */
+function reportAvailability(client: Redis): void {
+  let away = false;
+  let lastReason = "";
+  client.on("error", (error: Error) => {
+    lastReason = error.message;
+  });
+  client.on("close", () => {
+    if (away) return;
+    away = true;
+    logEvent("redis", { state: "unavailable", reason: lastReason || "connection closed" });
+  });
+  client.on("ready", () => {
+    away = false;
+    lastReason = "";
+    logEvent("redis", { state: "ready" });
+  });
+}

@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import type { RunningApp } from "../harness/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
+import { builtServerSuite } from "./suite";
+
+/**
+ * A bot author's attempts against the built server, each judged by what the
+ * webhook received and what a genuine visitor got. hCaptcha is on (siteverify
+ * stand-in); the fallback question is the cheap way in a bot will try.
+ */
+
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  HCAPTCHA_SECRET: "0xsecret",
+  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+}));
+
+/** What a scraper reads off the page: the question (the bot-trap fields are a visitor's who waited). */
+const scrape = (app: RunningApp) => pageTokens(app.origin);
+
+const send = (app: RunningApp, fields: Record<string, string>, client: string) =>
+  signUp(app.origin, { ...visitor(), ...fields }, { client });
+
+/** Answers the page's question for `email`: rightly, unless told what to answer or which token to send. */
+function answerQuestion(
+  app: RunningApp,
+  tokens: FormTokens,
+  email: string,
+  { token = tokens.question!.token, answer = String(solveQuestion(tokens.question!.text)), client = "" } = {},
+) {
+  return send(app, { email, challengeToken: token, challengeAnswer: answer }, client);
+}
+
+const relayed = () => standIn.relayedEmails();
+
+describe("junk never locks a genuine visitor out", () => {
+  it("30 concurrent senders of forged tokens do not spend the relay ceiling: the real visitor is relayed", async () => {
+    const app = await start({ TRUST_PROXY: "1", RELAY_LIMIT_PER_SECOND: "2" });
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    let forged = 0;
+    let visitorAnswered = false;
+    let floodUnderWay: () => void;
+    const underWay = new Promise<void>((resolve) => (floodUnderWay = resolve));
+    const bot = async (worker: number) => {
+      while (!visitorAnswered) {
+        forged += 1;
+        const address = `198.51.${worker}.${forged % 250}`;
+        await send(app, { email: `bot${forged}@exemplo.com`, hcaptchaToken: `forged-${forged}` }, address);
+        if (forged >= 100) floodUnderWay();
+      }
+    };
+    const flood = Promise.all(Array.from({ length: 30 }, (_, worker) => bot(worker)));
+    await underWay;
+    const person = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "genuine-1" }, "203.0.113.50");
+    visitorAnswered = true;
+    await flood;
+
+    expect(person.status).toBe(200);
+    expect(person.result.notice.title).toBe("Cadastro realizado!");
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+});
+
+describe("the fallback question has a small budget of its own", () => {
+  it("a scripted solver relays at most the budget; the rest are told to wait or use the captcha, and hCaptcha visitors are unaffected", async () => {
+    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "3" });
+    let tokens = await scrape(app);
+    const answers: Array<{ status: number; title: string }> = [];
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const { status, result } = await answerQuestion(app, tokens, `alvo${attempt}@exemplo.com`, {
+        client: `198.51.100.${attempt}`,
+      });
+      answers.push({ status, title: result.notice.title });
+      // A solver takes every new question it is handed.
+      if (result.question) tokens = { ...tokens, question: result.question };
+    }
+
+    expect(relayed()).toHaveLength(3);
+    const relayedAnswer = { status: 200, title: "Cadastro realizado!" };
+    const budgetSpent = { status: 429, title: "Muitos cadastros sem captcha" };
+    // The first question's three correct answers are relayed; the fourth finds it spent and
+    // gets a new question, whose correct answers then meet the spent budget.
+    expect(answers).toEqual([
+      relayedAnswer,
+      relayedAnswer,
+      relayedAnswer,
+      { status: 400, title: "Pergunta expirada" },
+      ...Array(8).fill(budgetSpent),
+    ]);
+    const { result } = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
+    expect(result.notice.title).toBe("Cadastro realizado!");
+    expect(relayed()).toContain("pessoa@exemplo.com.br");
+  });
+
+  it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
+    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "1" });
+    const { question } = await scrape(app);
+    const fields = (email: string) => ({
+      ...visitor(),
+      email,
+      challengeToken: question!.token,
+      challengeAnswer: String(solveQuestion(question!.text)),
+    });
+    expect((await send(app, fields("um@exemplo.com"), "203.0.113.1")).status).toBe(200);
+    const refused = await postSignup(app.origin, fields("dois@exemplo.com"));
+    expect(refused.status).toBe(429);
+    const html = await refused.text();
+    expect(html).toContain(
+      "Recebemos muitos cadastros pela pergunta de verificação agora. Tente de novo em alguns minutos, ou ative o JavaScript para usar o captcha.",
+    );
+    expect(html).toContain('value="dois@exemplo.com"');
+  });
+});
+
+describe("questions are expensive to farm", () => {
+  it("only a post carrying the page's fields earns a new question", async () => {
+    const app = await start();
+    const plain = await fetch(`${app.origin}/?index&_data=routes%2F_index`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "email=ana@exemplo.com",
+    });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { question?: unknown }).question).toBeUndefined();
+    const noFields = await signUp(app.origin, { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" });
+    expect(noFields.result.question).toBeUndefined();
+    const fromPage = await send(app, { email: "ana@", hcaptchaToken: "t" }, "");
+    expect(fromPage.status).toBe(400);
+    expect(fromPage.result.question?.text).toMatch(/^Quanto é /);
+  });
+
+  it("wrong answers do not burn the question everybody of that second shares", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const wrongAnswer = String(solveQuestion(tokens.question!.text) + 1);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const wrong = await answerQuestion(app, tokens, `bot${attempt}@exemplo.com`, { answer: wrongAnswer });
+      expect(wrong.result.notice.title).toBe("Resposta incorreta");
+    }
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
+    expect(person.status).toBe(200);
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
+  it("forged question ids are refused before any bookkeeping, and a genuine question still works after thousands", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const [, expiry] = tokens.question!.token.split(".");
+    const forgeries = Array.from(
+      { length: 2_000 },
+      (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`,
+    );
+    for (let start = 0; start < forgeries.length; start += 100) {
+      const batch = forgeries
+        .slice(start, start + 100)
+        .map((token) => answerQuestion(app, tokens, "bot@exemplo.com", { token, answer: "7" }));
+      for (const { status } of await Promise.all(batch)) expect(status).toBe(400);
+    }
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
+    expect(person.status).toBe(200);
+    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
+  it("other spellings of a token's expiry are refused: one question relays one address once", async () => {
+    const app = await start();
+    const tokens = await scrape(app);
+    const [id, expiry, mac] = tokens.question!.token.split(".") as [string, string, string];
+    const post = (token: string) => answerQuestion(app, tokens, "ana@exemplo.com.br", { token });
+    for (const spelling of [`0${expiry}`, `+${expiry}`, `${expiry}e0`, `${expiry}.0`, ` ${expiry}`]) {
+      const { status, result } = await post(`${id}.${spelling}.${mac}`);
+      expect(status).toBe(400);
+      expect(result.notice.title).toBe("Pergunta expirada");
+    }
+    expect((await post(tokens.question!.token)).status).toBe(200);
+    expect((await post(tokens.question!.token)).status).toBe(200); // the replay answers success again, without relaying
+    expect(relayed()).toEqual(["ana@exemplo.com.br"]);
+  });
+});
+
+describe("tracking parameters cost nothing", () => {
+  it("campaign links get the shared render, with no click id in it", async () => {
+    const app = await start();
+    const etags = new Set<string>();
+    for (const query of [
+      "",
+      "?fbclid=IwAR1abc",
+      "?gclid=Cj0KCQ",
+      "?utm_source=newsletter&utm_campaign=lancamento",
+      "?fbclid=IwAR2xyz",
+    ]) {
+      const response = await fetch(`${app.origin}/${query}`);
+      expect(response.status).toBe(200);
+      etags.add(response.headers.get("etag")!);
+      const html = await response.text();
+      expect(html).not.toMatch(/fbclid|gclid|utm_/);
+      expect(html).toContain('action="/?index"');
+    }
+    // One render shared by all five (two if the one-second render expired in between).
+    expect(etags.size).toBeLessThanOrEqual(2);
+  });
+});

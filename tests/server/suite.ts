@@ -1,0 +1,38 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
+import { visitorFields } from "../harness/signup-client";
+import { StandIn } from "../harness/stand-in";
+
+/** The SIGNUP_SECRET every server of a suite gets unless a test says otherwise. */
+export const SUITE_SECRET = "server-suite-secret-0123456789abcdef";
+
+/**
+ * For a test file that starts built servers: one stand-in webhook/siteverify
+ * for the file, reset after each test, and every server a test started
+ * stopped after it. `baseEnv` is what each server gets unless a test says
+ * otherwise; `visitor()` gives the bot-trap fields of a visitor who took a
+ * person's time over the form.
+ */
+export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, string> = () => ({})) {
+  const standIn = new StandIn();
+  const running: RunningApp[] = [];
+
+  beforeAll(async () => {
+    await standIn.start();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((app) => app.stop()));
+    standIn.reset();
+  });
+  afterAll(async () => {
+    await standIn.stop();
+  });
+
+  async function start(env: Record<string, string> = {}, options?: StartOptions): Promise<RunningApp> {
+    const app = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...baseEnv(standIn), ...env }, options);
+    running.push(app);
+    return app;
+  }
+
+  return { standIn, start, visitor: () => visitorFields(SUITE_SECRET) };
+}

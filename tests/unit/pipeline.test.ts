@@ -1,0 +1,614 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { parseSettings, withSigningSecret } from "~/server/settings.server";
+import { MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import { Signup } from "~/signup/pipeline.server";
+import { FallbackQuestions, NUMBER_WORDS, QUESTION_TTL_MS } from "~/signup/question.server";
+import { SignedTokens } from "~/signup/signed-tokens.server";
+import { memoryState } from "~/state/memory-state.server";
+import { freePort } from "../harness/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { pageFields, visitorFields } from "../harness/signup-client";
+import { StandIn } from "../harness/stand-in";
+
+const SECRET = "unit-test-signing-secret-0123456789";
+const USER_AGENT = "Mozilla/5.0 (Linux; Android 14) Chrome/130 Mobile";
+const SUCCESS = { title: "Cadastro realizado!", description: "Você será notificado assim que o Prevly for lançado." };
+const INVALID_EMAIL = { title: "E-mail inválido", description: "Por favor, informe um e-mail válido." };
+const CAPTCHA = { title: "Valide o captcha", description: "Confirme que você não é um robô resolvendo o captcha." };
+const FALLBACK = {
+  title: "Falha ao enviar",
+  description: "Não foi possível enviar seu cadastro agora. Tente novamente.",
+};
+const TOO_MANY = { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." };
+
+const standIn = new StandIn();
+let logs: string[] = [];
+
+beforeAll(async () => {
+  await standIn.start();
+});
+afterAll(async () => {
+  await standIn.stop();
+});
+beforeEach(() => {
+  standIn.reset();
+  logs = [];
+  vi.spyOn(console, "log").mockImplementation((line: string) => {
+    logs.push(line);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+function makeSignup(settings: Record<string, string> = {}): Signup {
+  return new Signup(
+    withSigningSecret(
+      parseSettings({
+        SIGNUP_SECRET: SECRET,
+        WEBHOOK_URL: standIn.webhookUrl,
+        // These requests carry no client address: they all share the one bucket for unknown clients.
+        RATE_LIMIT_PER_MINUTE: "100000",
+        ...settings,
+      }),
+    ),
+    memoryState(),
+  );
+}
+
+/** The fields the rendered form sends, with the bot trap's of a visitor who took a person's time. */
+function formFields(fields: Record<string, string>): Record<string, string> {
+  return { ...visitorFields(SECRET), ...fields };
+}
+
+function post(fields: Record<string, string>, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/?index", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT, ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+async function submit(signup: Signup, fields: Record<string, string>, headers?: Record<string, string>) {
+  return signup.handle(post(formFields(fields), headers));
+}
+
+/** A question's own count of answers, as the pipeline keeps it. */
+const answersLimit = () =>
+  memoryState().limit({ name: "question-answers", points: 3, durationSeconds: 600, whenAway: "refuse" });
+
+let tokenCount = 0;
+const token = () => `P1_token-${++tokenCount}-${Math.random().toString(36).slice(2)}`;
+
+describe("relaying a valid sign-up", () => {
+  it("POSTs exactly the five fields as JSON and answers success", async () => {
+    const signup = makeSignup();
+    const captcha = token();
+    const before = Date.now();
+    const { status, result } = await submit(signup, { email: "  ana.souza@exemplo.com.br ", hcaptchaToken: captcha });
+
+    expect(status).toBe(200);
+    expect(result).toEqual({ ok: true, notice: SUCCESS, email: "", resetCaptcha: true });
+    expect(standIn.received.webhook).toHaveLength(1);
+    const [received] = standIn.received.webhook;
+    expect(received!.headers["content-type"]).toBe("application/json");
+    const body = JSON.parse(received!.raw) as Record<string, string>;
+    expect(Object.keys(body)).toEqual(["email", "hcaptchaToken", "source", "ts", "userAgent"]);
+    expect(body).toMatchObject({
+      email: "ana.souza@exemplo.com.br",
+      hcaptchaToken: captcha,
+      source: "prevly-landing",
+      userAgent: USER_AGENT,
+    });
+    expect(new Date(body.ts!).toISOString()).toBe(body.ts);
+    expect(Date.parse(body.ts!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(body.ts!)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("sends an empty userAgent when the browser sent none, and the configured source", async () => {
+    const signup = makeSignup({ SIGNUP_SOURCE: "lp-previdencia" });
+    const request = new Request("http://localhost/?index", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(formFields({ email: "bia@exemplo.com", hcaptchaToken: token() })),
+    });
+    request.headers.delete("user-agent");
+    await signup.handle(request);
+    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: "", source: "lp-previdencia" });
+  });
+
+  it("accepts a 254-character address and refuses a 255-character one", async () => {
+    const signup = makeSignup();
+    const local = "a".repeat(64);
+    const domainOf = (length: number) => `${"b".repeat(length - 4)}.com`;
+    const ok = `${local}@${domainOf(254 - 65)}`;
+    const tooLong = `${local}@${domainOf(255 - 65)}`;
+    expect(ok).toHaveLength(254);
+    expect(tooLong).toHaveLength(255);
+    expect((await submit(signup, { email: ok, hcaptchaToken: token() })).status).toBe(200);
+    const refused = await submit(signup, { email: tooLong, hcaptchaToken: token() });
+    expect(refused.status).toBe(400);
+    expect(refused.result.notice).toEqual(INVALID_EMAIL);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("logs one structured line per outcome, with the e-mail masked and never the webhook URL", async () => {
+    const signup = makeSignup();
+    await submit(signup, { email: "ana.souza@exemplo.com.br", hcaptchaToken: token() });
+    standIn.webhook = { status: 500, text: "erro" };
+    await submit(signup, { email: "bruno@exemplo.com.br", hcaptchaToken: token() });
+    const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ event: "signup", outcome: "relayed", status: 200, email: "a***@exemplo.com.br" });
+    expect(lines[1]).toMatchObject({
+      event: "signup",
+      outcome: "webhook-status-500",
+      status: 502,
+      email: "b***@exemplo.com.br",
+    });
+    expect(typeof lines[0]!.durationMs).toBe("number");
+    expect(logs.join("\n")).not.toContain(standIn.webhookUrl);
+    expect(logs.join("\n")).not.toContain("ana.souza");
+  });
+});
+
+describe("refusing bad input before anything is relayed", () => {
+  it.each([
+    "",
+    "   ",
+    "ana",
+    "ana@",
+    "@exemplo.com",
+    "ana@exemplo",
+    "ana@@exemplo.com",
+    "ana@exemplo..com",
+    "ana silva@exemplo.com",
+    "ana@exemplo.com\r\nBcc: x@y.com",
+  ])("%j → 400 'E-mail inválido', typed value echoed back", async (email) => {
+    const { status, result } = await submit(makeSignup(), { email, hcaptchaToken: token() });
+    expect(status).toBe(400);
+    expect(result).toMatchObject({ ok: false, notice: INVALID_EMAIL, email, resetCaptcha: false });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("checks the e-mail before the captcha", async () => {
+    const { result } = await submit(makeSignup(), { email: "ana@", hcaptchaToken: "" });
+    expect(result.notice).toEqual(INVALID_EMAIL);
+  });
+
+  it("asks for the captcha when no token came, keeping the e-mail", async () => {
+    const { status, result } = await submit(makeSignup(), { email: "ana@exemplo.com.br", hcaptchaToken: "" });
+    expect(status).toBe(400);
+    expect(result).toMatchObject({ ok: false, notice: CAPTCHA, email: "ana@exemplo.com.br" });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+});
+
+describe("webhook faults", () => {
+  async function closedPortUrl() {
+    return `http://127.0.0.1:${await freePort()}/hook`;
+  }
+
+  /** [case, settings, the stand-in's behaviour, the message shown, requests the webhook saw]. */
+  const cases: Array<
+    [string, () => Promise<Record<string, string>> | Record<string, string>, () => void, string, number]
+  > = [
+    ["connection refused", async () => ({ WEBHOOK_URL: await closedPortUrl() }), () => {}, FALLBACK.description, 0],
+    ["connection reset", () => ({}), () => (standIn.webhook = { status: 200, reset: true }), FALLBACK.description, 1],
+    [
+      "500 with text",
+      () => ({}),
+      () => (standIn.webhook = { status: 500, text: "Workflow could not be started" }),
+      "Webhook retornou 500 Internal Server Error: Workflow could not be started",
+      1,
+    ],
+    [
+      "404 without text",
+      () => ({}),
+      () => (standIn.webhook = { status: 404, text: "" }),
+      "Webhook retornou 404 Not Found",
+      1,
+    ],
+    [
+      "429",
+      () => ({}),
+      () => (standIn.webhook = { status: 429, text: "slow down" }),
+      "Webhook retornou 429 Too Many Requests: slow down",
+      1,
+    ],
+  ];
+
+  it.each(cases)(
+    "%s → 'Falha ao enviar' with the right message, e-mail kept, sent once",
+    async (_, settings, arrange, description, requests) => {
+      const signup = makeSignup(await settings());
+      arrange();
+      const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
+      expect(status).toBe(502);
+      expect(result).toMatchObject({
+        ok: false,
+        notice: { title: "Falha ao enviar", description },
+        email: "ana@exemplo.com.br",
+        resetCaptcha: true,
+      });
+      expect(standIn.received.webhook).toHaveLength(requests);
+    },
+  );
+
+  it("a 10 MB error answer is not downloaded: its text is cut to 200 characters", async () => {
+    standIn.webhook = { status: 500, bodyBytes: 10 * 1024 * 1024 };
+    const { result } = await submit(makeSignup(), {
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: token(),
+    });
+    expect(result.notice.title).toBe("Falha ao enviar");
+    const text = result.notice.description.replace("Webhook retornou 500 Internal Server Error: ", "");
+    expect(text).toHaveLength(200);
+    expect(text).toMatch(/^x+…$/);
+    expect(standIn.received.webhook).toHaveLength(1);
+    // The app hung up early: the stand-in could not write the whole answer.
+    await standIn.webhookDone();
+    expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it("a failed relay can be retried with the same proof (nothing was delivered)", async () => {
+    const signup = makeSignup();
+    const captcha = token();
+    standIn.webhook = { status: 503, text: "" };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
+    standIn.webhook = { status: 200 };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
+    expect(standIn.received.webhook).toHaveLength(2);
+  });
+});
+
+describe("server-side captcha verification", () => {
+  const verifying = () =>
+    makeSignup({
+      HCAPTCHA_SECRET: "0xsecret",
+      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+      TRUST_PROXY: "1",
+    });
+
+  it("relays after siteverify says success, sending secret, response, sitekey and remoteip", async () => {
+    const captcha = token();
+    const { status } = await submit(
+      verifying(),
+      { email: "ana@exemplo.com.br", hcaptchaToken: captcha },
+      {
+        "x-forwarded-for": "203.0.113.9",
+      },
+    );
+    expect(status).toBe(200);
+    expect(standIn.received.siteverify).toEqual([
+      {
+        form: {
+          secret: "0xsecret",
+          response: captcha,
+          sitekey: "10000000-ffff-ffff-ffff-000000000001",
+          remoteip: "203.0.113.9",
+        },
+      },
+    ]);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("a rejected token → 'Valide o captcha', the widget is reset, nothing relayed", async () => {
+    standIn.siteverify = { success: false };
+    const { status, result } = await submit(verifying(), { email: "ana@exemplo.com.br", hcaptchaToken: token() });
+    expect(status).toBe(400);
+    expect(result).toMatchObject({ notice: CAPTCHA, email: "ana@exemplo.com.br", resetCaptcha: true });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it.each([
+    ["unreachable", async () => ({ HCAPTCHA_VERIFY_URL: `http://127.0.0.1:${await freePort()}/siteverify` }), () => {}],
+    ["answering 500", async () => ({}), () => (standIn.siteverify = { success: true, status: 500 })],
+  ])("siteverify %s → fails closed with 'Falha ao enviar', nothing relayed", async (_, settings, arrange) => {
+    const signup = makeSignup({
+      HCAPTCHA_SECRET: "0xsecret",
+      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+      ...(await settings()),
+    });
+    arrange();
+    const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
+    expect(status).toBe(502);
+    expect(result).toMatchObject({ notice: FALLBACK, email: "ana@exemplo.com.br", resetCaptcha: true });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("without HCAPTCHA_SECRET tokens are relayed unverified", async () => {
+    await submit(makeSignup({ HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl }), {
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: token(),
+    });
+    expect(standIn.received.siteverify).toHaveLength(0);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+});
+
+describe("the fallback question", () => {
+  function answered(signup: Signup, offset = 0) {
+    const question = signup.formTokens().question!;
+    return { challengeToken: question.token, challengeAnswer: String(solveQuestion(question.text) + offset) };
+  }
+
+  it("a correct answer stands in for the captcha: same body, empty hcaptchaToken", async () => {
+    const signup = makeSignup();
+    const { status } = await submit(signup, { email: "ana@exemplo.com.br", ...answered(signup) });
+    expect(status).toBe(200);
+    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: "",
+    });
+  });
+
+  it("accepts the answer written in words", async () => {
+    const signup = makeSignup();
+    const { challengeToken, challengeAnswer } = answered(signup);
+    const inWords = NUMBER_WORDS[Number(challengeAnswer)]!.toUpperCase();
+    expect(
+      (await submit(signup, { email: "ana@exemplo.com.br", challengeToken, challengeAnswer: inWords })).status,
+    ).toBe(200);
+  });
+
+  it("a wrong answer → 400 with a clear message and a new question, e-mail kept", async () => {
+    const signup = makeSignup();
+    const proof = answered(signup, 1);
+    const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", ...proof });
+    expect(status).toBe(400);
+    expect(result.notice).toEqual({
+      title: "Resposta incorreta",
+      description: "Confira a conta e responda à nova pergunta.",
+    });
+    expect(result.email).toBe("ana@exemplo.com.br");
+    expect(result.question?.text).toMatch(/^Quanto é/);
+    expect(result.question?.token).not.toBe(proof.challengeToken);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("an expired question → 'Pergunta expirada' and a new one", async () => {
+    const signup = makeSignup();
+    const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit());
+    const old = questions.ask(Date.now() - QUESTION_TTL_MS - 1);
+    const { status, result } = await submit(signup, {
+      email: "ana@exemplo.com.br",
+      challengeToken: old.token,
+      challengeAnswer: String(solveQuestion(old.text)),
+    });
+    expect(status).toBe(400);
+    expect(result.notice.title).toBe("Pergunta expirada");
+    expect(result.question).toBeDefined();
+  });
+
+  it("a question signed with another secret is not accepted", async () => {
+    const forged = new FallbackQuestions(new SignedTokens("another-secret-another-secret-000"), answersLimit()).ask();
+    const { status } = await submit(makeSignup(), {
+      email: "ana@exemplo.com.br",
+      challengeToken: forged.token,
+      challengeAnswer: String(solveQuestion(forged.text)),
+    });
+    expect(status).toBe(400);
+  });
+
+  it("one question takes three answers at most", async () => {
+    const signup = makeSignup();
+    const proof = answered(signup);
+    const statuses: number[] = [];
+    for (const email of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com", "d@exemplo.com"]) {
+      statuses.push((await submit(signup, { email, ...proof })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 400]);
+  });
+
+  it("with NOJS_CHALLENGE=off there is no question and an answer is no proof", async () => {
+    const signup = makeSignup({ NOJS_CHALLENGE: "off" });
+    expect(signup.formTokens().question).toBeNull();
+    const { result } = await submit(signup, {
+      email: "ana@exemplo.com.br",
+      challengeToken: "x.1.y",
+      challengeAnswer: "7",
+    });
+    expect(result.notice).toEqual(CAPTCHA);
+    expect(result.question).toBeUndefined();
+  });
+});
+
+describe("replays", () => {
+  it("the same e-mail and token again answers success without a second relay", async () => {
+    const signup = makeSignup();
+    const captcha = token();
+    const first = await submit(signup, { email: "Ana@Exemplo.com.br", hcaptchaToken: captcha });
+    const second = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha });
+    expect(first.result.ok && second.result.ok).toBe(true);
+    expect(second.result.notice).toEqual(SUCCESS);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("five identical posts at once (a double click, a retry) relay once and all succeed", async () => {
+    standIn.webhook = { status: 200, delayMs: 100 };
+    const signup = makeSignup();
+    const fields = { email: "ana@exemplo.com.br", hcaptchaToken: token() };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => submit(signup, fields)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("a replayed fallback answer is not relayed twice", async () => {
+    const signup = makeSignup();
+    const question = signup.formTokens().question!;
+    const fields = {
+      email: "ana@exemplo.com.br",
+      challengeToken: question.token,
+      challengeAnswer: String(solveQuestion(question.text)),
+    };
+    expect((await submit(signup, fields)).status).toBe(200);
+    expect((await submit(signup, fields)).status).toBe(200);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+});
+
+describe("bot trap", () => {
+  it("a filled hidden field looks like success and relays nothing", async () => {
+    const signup = makeSignup();
+    const { botTrap } = signup.formTokens();
+    const { status, result } = await signup.handle(
+      post({ ...formFields({ email: "bot@exemplo.com", hcaptchaToken: token() }), [botTrap.nameField]: "Robert" }),
+    );
+    expect(status).toBe(200);
+    expect(result).toMatchObject({ ok: true, notice: SUCCESS });
+    expect(standIn.received.webhook).toHaveLength(0);
+    expect(JSON.parse(logs[0]!)).toMatchObject({ outcome: "bot" });
+  });
+
+  it("a post without the bot-trap fields is a bot too", async () => {
+    const { result } = await makeSignup().handle(post({ email: "bot@exemplo.com", hcaptchaToken: token() }));
+    expect(result.ok).toBe(true);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("a form posted sooner than the minimum time after rendering is a bot; later it is relayed", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const signup = makeSignup();
+    const fields = { ...pageFields(signup.formTokens()), email: "ana@exemplo.com.br", hcaptchaToken: token() };
+    vi.advanceTimersByTime(MIN_SUBMIT_MS - 500);
+    expect((await signup.handle(post(fields))).result.ok).toBe(true);
+    expect(standIn.received.webhook).toHaveLength(0);
+    vi.advanceTimersByTime(500);
+    expect((await signup.handle(post(fields))).result.ok).toBe(true);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+});
+
+describe("rate limits", () => {
+  it("a client behind a trusted proxy gets 5 attempts a minute, then 429; others are unaffected", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
+    const from = (ip: string) => ({ "x-forwarded-for": `198.51.100.77, ${ip}` });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, from("203.0.113.5"))).status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    const limited = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.5"));
+    expect(limited.result).toMatchObject({ notice: TOO_MANY, email: "ana@exemplo.com.br" });
+    expect(
+      (await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"))).status,
+    ).toBe(200);
+  });
+
+  it("without trusted proxies the socket's address is the client, whatever X-Forwarded-For says", async () => {
+    const signup = makeSignup({ RATE_LIMIT_PER_MINUTE: "5" });
+    const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`)))
+          .status,
+      );
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    expect(
+      (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.6", "198.51.100.1"))).status,
+    ).toBe(400);
+  });
+
+  it("requests whose client cannot be told share one bucket: the limit fails closed", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
+    const statuses: number[] = [];
+    for (const forwarded of ["", "garbage", "999.1.1.1", "", "not-an-ip", "::zz"]) {
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
+      );
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+  });
+
+  it("one IPv6 /64 is one client, and spellings of one address are one client", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "3" });
+    const statuses: number[] = [];
+    for (const forwarded of [
+      "2001:db8:1:2::1",
+      "2001:DB8:1:2:ffff:0:0:9",
+      "[2001:db8:1:2::7]:443",
+      "2001:db8:1:2::8",
+    ]) {
+      statuses.push(
+        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
+      );
+    }
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    const ipv4: number[] = [];
+    for (const forwarded of ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"]) {
+      ipv4.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
+    }
+    expect(ipv4).toEqual([400, 400, 400, 429]);
+  });
+
+  it("the global relay ceiling protects the webhook with 429", async () => {
+    const signup = makeSignup({ RELAY_LIMIT_PER_SECOND: "2" });
+    const statuses = [];
+    for (const email of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com"]) {
+      statuses.push((await submit(signup, { email, hcaptchaToken: token() })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(standIn.received.webhook).toHaveLength(2);
+  });
+});
+
+describe("the embedded default: a JSON-lines file when no webhook is configured", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "signups-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("appends one line per sign-up, creating the folder", async () => {
+    const file = join(dir, "nested", "signups.jsonl");
+    const signup = makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file });
+    await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: "tok-1" });
+    await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: "tok-2" });
+    const lines = (await readFile(file, "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        email: "ana@exemplo.com.br",
+        hcaptchaToken: "tok-1",
+        source: "prevly-landing",
+        userAgent: USER_AGENT,
+      }),
+      expect.objectContaining({ email: "bia@exemplo.com.br", hcaptchaToken: "tok-2" }),
+    ]);
+    expect(Object.keys(JSON.parse(lines[0]!))).toEqual(["email", "hcaptchaToken", "source", "ts", "userAgent"]);
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("keeps every line whole when many sign-ups arrive at once", async () => {
+    const file = join(dir, "signups.jsonl");
+    const signup = makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file, RELAY_LIMIT_PER_SECOND: "1000" });
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        submit(signup, { email: `p${index}@exemplo.com`, hcaptchaToken: `t${index}` }),
+      ),
+    );
+    const emails = (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { email: string }).email);
+    expect(new Set(emails).size).toBe(40);
+  });
+
+  it("a file that cannot be opened for appending is refused when the pipeline is built", async () => {
+    const notAFolder = join(dir, "not-a-folder");
+    await writeFile(notAFolder, "");
+    const file = join(notAFolder, "signups.jsonl");
+    expect(() => makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file })).toThrowError(
+      `Invalid configuration: SIGNUPS_FILE cannot be opened for appending (EEXIST: ${file})`,
+    );
+  });
+});

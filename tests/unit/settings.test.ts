@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { APP_ROOT } from "~/server/app-files.server";
+import { ANSWER_MARGIN_MS, DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
+import {
+  FETCH_BLOCKED_PORTS,
+  parseSettings,
+  slugify,
+  startupWarnings,
+  withSigningSecret,
+} from "~/server/settings.server";
+import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
+import { WEBHOOK_TIMEOUT_MS } from "~/signup/relay.server";
+import { REDIS_TIMEOUT_MS } from "~/state/redis-state.server";
+
+describe("settings", () => {
+  it("has a default for everything, so the site runs with no configuration", () => {
+    const settings = parseSettings({});
+    expect(settings).toMatchObject({
+      SITE_NAME: "Prevly",
+      CONTACT_EMAIL: "contato@prevly.com.br",
+      SIGNUP_SOURCE: "prevly-landing",
+      SIGNUPS_FILE: join(APP_ROOT, "data/signups.jsonl"),
+      HCAPTCHA_SITE_KEY: "10000000-ffff-ffff-ffff-000000000001",
+      HCAPTCHA_VERIFY_URL: "https://api.hcaptcha.com/siteverify",
+      NOJS_CHALLENGE: "on",
+      TRUST_PROXY: 0,
+    });
+    expect(settings.WEBHOOK_URL).toBeUndefined();
+    expect(settings.SIGNUP_SECRET).toBeUndefined();
+  });
+
+  it("reads relative paths from the app's folder, not the working directory", () => {
+    expect(parseSettings({ SIGNUPS_FILE: "var/lista.jsonl" }).SIGNUPS_FILE).toBe(join(APP_ROOT, "var/lista.jsonl"));
+    expect(parseSettings({ SIGNUPS_FILE: "/srv/dados/lista.jsonl" }).SIGNUPS_FILE).toBe("/srv/dados/lista.jsonl");
+  });
+
+  it("without SIGNUP_SECRET makes one secret on first start, keeps it beside the sign-ups for the server's user only, and reuses it", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "kept-secret-"));
+    const settings = parseSettings({ SIGNUPS_FILE: join(folder, "signups.jsonl") });
+    const first = withSigningSecret(settings).SIGNUP_SECRET;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(withSigningSecret(settings).SIGNUP_SECRET).toBe(first);
+    expect((await readFile(join(folder, "signup-secret"), "utf8")).trim()).toBe(first);
+    expect((await stat(join(folder, "signup-secret"))).mode & 0o777).toBe(0o600);
+    const given = parseSettings({ SIGNUP_SECRET: "s".repeat(40), SIGNUPS_FILE: join(folder, "x") });
+    expect(withSigningSecret(given).SIGNUP_SECRET).toBe("s".repeat(40));
+  });
+
+  it("stops start-up with one line when the generated secret cannot be kept", () => {
+    const blocked = parseSettings({ SIGNUPS_FILE: "/proc/version/signups.jsonl" });
+    expect(() => withSigningSecret(blocked)).toThrowError(
+      /^Invalid configuration: SIGNUP_SECRET is not set and \/proc\/version\/signup-secret cannot keep a generated one: /,
+    );
+  });
+
+  it("requires SIGNUP_SECRET with REDIS_URL: every instance signs the forms with it", () => {
+    expect(() => parseSettings({ REDIS_URL: "redis://127.0.0.1:6379" })).toThrowError(
+      "Invalid configuration: SIGNUP_SECRET must be set when REDIS_URL is: every instance must sign the forms with the same secret",
+    );
+    expect(parseSettings({ REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "s".repeat(32) }).REDIS_URL).toBe(
+      "redis://127.0.0.1:6379",
+    );
+  });
+
+  it("derives the source slug from the site name", () => {
+    expect(parseSettings({ SITE_NAME: "Minha Previdência" }).SIGNUP_SOURCE).toBe("minha-previdencia-landing");
+    expect(slugify("  Ação & Cia.  ")).toBe("acao-cia");
+  });
+
+  it("reads numbers and treats empty strings as unset", () => {
+    const settings = parseSettings({ TRUST_PROXY: "1", WEBHOOK_URL: "", SIGNUP_SECRET: "x".repeat(32) });
+    expect(settings.TRUST_PROXY).toBe(1);
+    expect(settings.WEBHOOK_URL).toBeUndefined();
+    expect(settings.SIGNUP_SECRET).toBe("x".repeat(32));
+  });
+
+  it.each([
+    ["WEBHOOK_URL", "ftp://automacao.exemplo.com/hook", "WEBHOOK_URL must be an http(s) URL"],
+    ["WEBHOOK_URL", "not a url", "WEBHOOK_URL must be an http(s) URL"],
+    ["PORT", "70000", "PORT must be a whole number from 1 to 65535"],
+    ["PORT", "1.5", "PORT must be a whole number"],
+    ["CONTACT_EMAIL", "contato", "CONTACT_EMAIL must be an e-mail address"],
+    ["NOJS_CHALLENGE", "maybe", "NOJS_CHALLENGE must be 'on' or 'off'"],
+    ["SIGNUP_SECRET", "short", "SIGNUP_SECRET must be at least 32 characters"],
+    ["SIGNUP_SOURCE", "Com Espaço", "SIGNUP_SOURCE must be a slug"],
+    ["HCAPTCHA_VERIFY_URL", "siteverify", "HCAPTCHA_VERIFY_URL must be an http(s) URL"],
+    ["WEBHOOK_URL", "http://127.0.0.1:4190/hook", "WEBHOOK_URL uses a port that fetch refuses to call"],
+    ["HCAPTCHA_VERIFY_URL", "https://verify.exemplo.com:6000/", "HCAPTCHA_VERIFY_URL uses a port that fetch refuses"],
+    ["TRUST_PROXY", "-1", "TRUST_PROXY must be a whole number from 0 to 10"],
+    ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
+  ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
+    expect(() => parseSettings({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
+  });
+
+  it("refuses exactly the ports the fetch that relays sign-ups refuses", async () => {
+    const undici = createRequire(import.meta.url)("undici/lib/web/fetch/constants.js") as { badPorts: string[] };
+    expect([...FETCH_BLOCKED_PORTS]).toEqual(undici.badPorts);
+    const { fetch } = await import("undici");
+    await expect(fetch("http://127.0.0.1:4190/")).rejects.toMatchObject({ cause: { message: "bad port" } });
+  });
+
+  it("warns about every embedded default that is not fit for production", () => {
+    expect(startupWarnings(parseSettings({}))).toEqual([
+      `WEBHOOK_URL is not set: sign-ups are appended to ${join(APP_ROOT, "data/signups.jsonl")}`,
+      "HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification",
+      `SIGNUP_SECRET is not set: the one kept in ${join(APP_ROOT, "data/signup-secret")} is used`,
+      "REDIS_URL is not set: limits and the replay guard live in this process (one instance only)",
+    ]);
+    const configured = parseSettings({
+      WEBHOOK_URL: "https://automacao.exemplo.com/hook",
+      HCAPTCHA_SECRET: "segredo",
+      SIGNUP_SECRET: "s".repeat(40),
+      REDIS_URL: "rediss://:senha@redis.interno:6380/0",
+    });
+    expect(startupWarnings(configured)).toEqual([]);
+  });
+});
+
+describe("the tuning constants", () => {
+  it("fit the stop budget: a sign-up admitted before SIGTERM is answered before `docker stop` kills", () => {
+    // docker stop and Kubernetes send SIGKILL 10 s after SIGTERM.
+    expect(DRAIN_LIMIT_MS).toBeLessThan(10_000);
+    expect(SIGNUP_TIME_BUDGET_MS + ANSWER_MARGIN_MS).toBe(DRAIN_LIMIT_MS);
+    // siteverify and the webhook each get their whole timeout, with room left for the Redis
+    // round trips (each bounded by REDIS_TIMEOUT_MS) of a sign-up that meets a slow Redis:
+    // a claim, a limit and the ledger's record at least.
+    expect(SITEVERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS + 3 * REDIS_TIMEOUT_MS).toBeLessThanOrEqual(
+      SIGNUP_TIME_BUDGET_MS,
+    );
+  });
+});
