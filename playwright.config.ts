@@ -36,8 +36,8 @@ export default defineConfig({
       HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
       HCAPTCHA_VERIFY_URL: STAND_IN_ORIGIN + SITEVERIFY_PATH,
       SIGNUP_SECRET: E2E_SIGNUP_SECRET,
-      // Every visitor of the suite comes from 127.0.0.1: one client, as far as the limit can tell.
-      RATE_LIMIT_PER_MINUTE: "100000",
+      // Each test is a visitor of its own address (fixtures.ts), as if behind a proxy.
+      TRUST_PROXY: "1",
     },
   },
 });

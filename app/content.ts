@@ -127,7 +127,18 @@ export const content = {
       title: "Pergunta expirada",
       description: "Responda à nova pergunta para concluir o cadastro.",
     },
-    tooMany: { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." },
+    tooMany: {
+      title: "Muitas tentativas",
+      description: "Recebemos muitos envios inválidos da sua conexão. Aguarde alguns minutos e tente novamente.",
+    },
+    tooManyNow: {
+      title: "Muitas tentativas",
+      description: "Estamos recebendo muitos cadastros neste momento. Aguarde alguns segundos e envie de novo.",
+    },
+    formUnreadable: {
+      title: "Página desatualizada",
+      description: "Este formulário não pode mais ser enviado. Recarregue a página e envie de novo.",
+    },
     questionBudgetSpent: {
       title: "Muitos cadastros sem captcha",
       description:

@@ -72,10 +72,10 @@ async function cluster(): Promise<string[]> {
     const latencies: number[] = [];
     const answer = (email: string, status: number | "no answer") =>
       answers.set(email, [...(answers.get(email) ?? []), status]);
-    const send = async (origin: string, email: string, fields: Record<string, string>) => {
+    const send = async (origin: string, email: string, fields: Record<string, string>, from?: string) => {
       const started = performance.now();
       try {
-        const response = await postSignup(origin, fields, { userAgent: "load-test", data: true });
+        const response = await postSignup(origin, fields, { userAgent: "load-test", data: true, from });
         await response.arrayBuffer();
         answer(email, response.status);
       } catch {
@@ -94,7 +94,8 @@ async function cluster(): Promise<string[]> {
         }
         const email = `cluster-${tag}-${index}@exemplo.com.br`;
         const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
-        const posts = [send(balancer.origin, email, fields)];
+        // Visitors come from 250 addresses, as nginx's per-address limits expect of real ones.
+        const posts = [send(balancer.origin, email, fields, `127.1.0.${1 + (index % 250)}`)];
         // A visitor's retry reaching another instance directly, at the same moment.
         if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
         await Promise.all(posts);

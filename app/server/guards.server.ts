@@ -6,6 +6,15 @@ import { logError, logEvent } from "./log.server";
 
 /** The methods the site answers; Remix cannot even build a Request for TRACE or TRACK. */
 const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
+/**
+ * The data requests the page's own script makes (`?_data=<route id>`): the
+ * root and page loaders, the 404's loader off `/`, and the sign-up action on
+ * `/?index`. Remix answers any other in English JSON (403, 405).
+ */
+function isOwnDataRequest(method: string, path: string, routeId: string): boolean {
+  if (method === "POST") return path === "/" && routeId === "routes/_index";
+  return routeId === "root" || routeId === (path === "/" ? "routes/_index" : "routes/$");
+}
 /** remix-serve's own default when PORT is unset. */
 const DEFAULT_PORT = 3000;
 const INSTALLED = Symbol.for("landing.serverPlumbing");
@@ -26,6 +35,9 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
  * - an odd method (TRACE) throws inside Remix and express prints a stack per
  *   request: anything but GET, HEAD and POST is answered 405 before Remix, and
  *   a Host header no URL can be built from (Remix's would throw) 400;
+ * - Remix answers a POST that no action takes, and a data request for a route
+ *   that is not there (`?_data=routes/nope`), in English JSON: only the form's
+ *   own POST and the page's own data requests reach it (405 and 400 otherwise);
  * - a path that cannot be percent-decoded (`/%`) gets express's English 400
  *   page: its percent signs are escaped, so it reaches our 404 page instead;
  * - Remix's adapter glues the request target onto the host, so an absolute-form
@@ -37,7 +49,10 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
  *   process and every sign-up in flight with it, and a log that cannot be
  *   written any more (EPIPE, a full disk) only loses lines;
  * - it never exits on SIGTERM while keep-alive sockets linger: sign-ups in
- *   flight are drained, then the process exits 0 (graceful-stop.server.ts).
+ *   flight are drained, then the process exits 0 (graceful-stop.server.ts);
+ * - a port it cannot listen on (taken, privileged) is logged and the process
+ *   exits 0, which Docker's restart policy and systemd take for a clean stop:
+ *   it exits 1 with one line naming the port.
  */
 export function installServerPlumbing(): void {
   const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
@@ -60,15 +75,38 @@ export function installServerPlumbing(): void {
       if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Requisição inválida.");
       const target = originForm(request.url ?? "/");
       if (target === undefined) return refuse(response, 400, "Requisição inválida.");
+      const url = new URL(target, "http://site");
+      if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index"))) {
+        return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
+      }
+      const routeId = url.searchParams.get("_data");
+      if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId)) {
+        return refuse(response, 400, "Requisição inválida.");
+      }
       request.url = withDecodablePath(target);
       delete request.headers["x-forwarded-host"];
       return listener?.(request, response);
     });
+    let port: unknown;
     const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
     server.listen = ((...listenArgs: unknown[]) => {
       if (listenArgs[0] === 0 && process.env.PORT === "") listenArgs[0] = DEFAULT_PORT;
+      port = listenArgs[0];
       return listen(...listenArgs);
     }) as typeof server.listen;
+    server.on("error", (error: NodeJS.ErrnoException) => {
+      if (server.listening) return logError("server-error", error);
+      const why =
+        error.code === "EADDRINUSE"
+          ? "it is already in use"
+          : error.code === "EACCES"
+            ? "permission denied"
+            : error.message;
+      console.error(
+        `Cannot listen on port ${String(port)}: ${why}. Stop what listens there or set PORT to a free port.`,
+      );
+      process.exit(1);
+    });
     server.once("listening", () => {
       const address = server.address();
       if (address && typeof address === "object") logEvent("listening", { port: address.port });

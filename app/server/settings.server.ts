@@ -78,9 +78,8 @@ const schema = z
       .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
       .optional(),
     NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
-    RATE_LIMIT_PER_MINUTE: wholeNumber(1, 100_000).default(5),
-    RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(50),
-    NOJS_RELAYS_PER_MINUTE: wholeNumber(1, 10_000).default(10),
+    // What the automation accepts (Zapier, Make and n8n plans differ): only ops know it.
+    RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
     TRUST_PROXY: wholeNumber(0, 10).default(0),
     REDIS_URL: z
       .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL (credentials in the URL)" })

@@ -18,15 +18,20 @@ const VALID_FROM_FIELD = "from__confirm";
 /** A signed "valid from" time: milliseconds since 1970 (13 digits), a dot, its MAC. */
 const VALID_FROM_TOKEN = new RegExp(`^([1-9]\\d{12})\\.(${MAC_PATTERN})$`);
 
-/** What the bot trap makes of a post: a person, a bot (answered as if it succeeded), or a form too old to trust. */
-export type TrapVerdict = { kind: "human" } | { kind: "bot"; why: string } | { kind: "stale"; why: string };
+/**
+ * What the bot trap makes of a post: a person; a bot (answered as if it
+ * succeeded); a form this server signed but too long ago (a page left open);
+ * or a time no secret of ours signed (junk, or a page from before the secret
+ * changed), which earns nothing a script could use.
+ */
+export type TrapVerdict = { kind: "human" } | { kind: "bot"; why: string } | { kind: "stale" } | { kind: "unreadable" };
 
 /**
  * A hidden field bots fill in, plus a signed "valid from" time MIN_SUBMIT_MS
  * after the render: a form posted sooner than a person could have typed an
- * address is a bot. A time that cannot be read (another secret) or is older
- * than FORM_MAX_AGE_MS is not a bot's mark but a page left open: the visitor
- * is told, never shown a fake success.
+ * address is a bot. A time older than FORM_MAX_AGE_MS is a page left open,
+ * and one that cannot be read may be a page from before a secret change: the
+ * visitor is told, never shown a fake success.
  */
 export class BotTrap {
   constructor(private readonly tokens: SignedTokens) {}
@@ -48,9 +53,9 @@ export class BotTrap {
     if (name !== "") return { kind: "bot", why: name === null ? "bot-trap field missing" : "bot-trap field filled" };
     if (typeof token !== "string" || token === "") return { kind: "bot", why: "timestamp missing" };
     const validFrom = this.validFrom(token);
-    if (validFrom === null) return { kind: "stale", why: "timestamp unreadable" };
+    if (validFrom === null) return { kind: "unreadable" };
     if (validFrom > now) return { kind: "bot", why: "sent too fast" };
-    if (now - (validFrom - MIN_SUBMIT_MS) > FORM_MAX_AGE_MS) return { kind: "stale", why: "form too old" };
+    if (now - (validFrom - MIN_SUBMIT_MS) > FORM_MAX_AGE_MS) return { kind: "stale" };
     return { kind: "human" };
   }
 

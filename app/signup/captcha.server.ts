@@ -1,21 +1,37 @@
 import { postWithDeadline } from "~/server/http-client.server";
 
-/** The longest siteverify may take before the sign-up fails closed. */
+/** The longest siteverify may take, waiting for a turn included, before the sign-up fails closed. */
 export const SITEVERIFY_TIMEOUT_MS = 2_500;
+/**
+ * siteverify calls one instance makes at once. hCaptcha throttles a secret
+ * that calls too often, and a forged flood must not take every turn: past
+ * this, calls wait their turn (see CallGate) within SITEVERIFY_TIMEOUT_MS.
+ */
+export const MAX_SITEVERIFY_IN_FLIGHT = 16;
 /** siteverify answers a few hundred bytes; a bigger answer is not one. */
 const SITEVERIFY_ANSWER_BYTES = 16 * 1024;
 
 export type CaptchaVerdict = "valid" | "invalid" | "unreachable";
 
 /**
- * Asks hCaptcha's siteverify whether a widget token is genuine and unused.
- * Anything but a clear answer (timeout, non-2xx, unreadable JSON) is
+ * Asks hCaptcha's siteverify whether a widget token is genuine and unused,
+ * through a gate that bounds this instance's calls in flight. Anything but a
+ * clear answer in time (no turn, timeout, non-2xx, unreadable JSON) is
  * "unreachable", and the caller fails closed.
  */
 export class CaptchaVerifier {
+  private readonly gate = new CallGate(MAX_SITEVERIFY_IN_FLIGHT);
+
   constructor(private readonly options: { secret: string; siteKey: string; verifyUrl: string }) {}
 
-  async verify(token: string, remoteIp: string | null, timeoutMs = SITEVERIFY_TIMEOUT_MS): Promise<CaptchaVerdict> {
+  /** `rank`: how much of its failure allowance the sender's address has used; lower ranks get turns first. */
+  async verify(token: string, remoteIp: string | null, deadline: number, rank: number): Promise<CaptchaVerdict> {
+    const until = Math.min(deadline, Date.now() + SITEVERIFY_TIMEOUT_MS);
+    const verdict = await this.gate.run(rank, until, () => this.ask(token, remoteIp, until - Date.now()));
+    return verdict === "no turn" ? "unreachable" : verdict;
+  }
+
+  private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<CaptchaVerdict> {
     const { secret, siteKey, verifyUrl } = this.options;
     const form = new URLSearchParams({ secret, response: token, sitekey: siteKey });
     if (remoteIp) form.set("remoteip", remoteIp);
@@ -23,7 +39,7 @@ export class CaptchaVerifier {
       const answer = await postWithDeadline(verifyUrl, {
         contentType: "application/x-www-form-urlencoded",
         body: form.toString(),
-        timeoutMs: Math.min(timeoutMs, SITEVERIFY_TIMEOUT_MS),
+        timeoutMs,
         maxBodyBytes: SITEVERIFY_ANSWER_BYTES,
       });
       if (!answer.ok || answer.cut) return "unreachable";
@@ -32,5 +48,66 @@ export class CaptchaVerifier {
     } catch {
       return "unreachable";
     }
+  }
+}
+
+type Waiter = { rank: number; arrival: number; start: () => void };
+
+/**
+ * At most `capacity` calls at once. A call beyond it waits for a turn until
+ * its deadline; a freed turn goes to the lowest rank (an address with no
+ * failures before one that keeps failing), and among equals to the newest
+ * arrival: under a flood, a visitor who just came is not queued behind
+ * everything the flood sent before.
+ */
+export class CallGate {
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+  private arrivals = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  async run<T>(rank: number, deadline: number, call: () => Promise<T>): Promise<T | "no turn"> {
+    if (this.running < this.capacity) this.running += 1;
+    else if (!(await this.turn(rank, deadline))) return "no turn";
+    try {
+      return await call();
+    } finally {
+      // The turn passes straight on, so no newcomer can slip in between.
+      const waiter = this.next();
+      if (waiter) waiter.start();
+      else this.running -= 1;
+    }
+  }
+
+  /** Whether a turn came before `deadline`. */
+  private turn(rank: number, deadline: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        rank,
+        arrival: this.arrivals++,
+        start: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        resolve(false);
+      }, deadline - Date.now());
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Takes the waiter whose turn it is off the list. */
+  private next(): Waiter | undefined {
+    if (this.waiting.length === 0) return undefined;
+    let best = 0;
+    for (let index = 1; index < this.waiting.length; index++) {
+      const waiter = this.waiting[index]!;
+      const chosen = this.waiting[best]!;
+      if (waiter.rank < chosen.rank || (waiter.rank === chosen.rank && waiter.arrival > chosen.arrival)) best = index;
+    }
+    return this.waiting.splice(best, 1)[0];
   }
 }

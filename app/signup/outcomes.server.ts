@@ -6,6 +6,8 @@ import type { Notice } from "./result";
 export type PlainCode =
   | "stopping"
   | "rate-limited"
+  | "form-expired"
+  | "form-unreadable"
   | "invalid-email"
   | "captcha-missing"
   | "question-missing"
@@ -24,11 +26,12 @@ export type PlainCode =
  * reads, from `content`.
  */
 export type SignupOutcome =
-  | { code: "relayed" | "replay" }
+  /** `known-email`: the address was relayed in the last day; answered like a first relay, so nobody learns who is listed. */
+  | { code: "relayed" | "replay" | "known-email" }
   /** A bot is answered as if it succeeded, so it learns nothing. */
   | { code: "bot"; detail: string }
   | { code: "unreadable"; status: number; detail: string }
-  | { code: "form-expired" | "store-unavailable"; detail: string }
+  | { code: "store-unavailable"; detail: string }
   | { code: "webhook-status"; status: number; statusText: string; text: string }
   | { code: "webhook-unreachable" | "sink-failed"; reason: string }
   | { code: PlainCode };
@@ -36,13 +39,15 @@ export type SignupOutcome =
 const { messages } = content;
 const failure = (description: string): Notice => ({ title: messages.failureTitle, description });
 
-type CodeWithFixedAnswer = PlainCode | "form-expired" | "store-unavailable" | "webhook-unreachable" | "sink-failed";
+type CodeWithFixedAnswer = PlainCode | "store-unavailable" | "webhook-unreachable" | "sink-failed";
 
 /** Status and notice of every code whose message needs no data; codes that read alike share a row. */
 const ANSWERS: Array<[CodeWithFixedAnswer[], number, Notice]> = [
   [["stopping"], 503, messages.restarting],
-  [["rate-limited", "rate-limited-relay-ceiling"], 429, messages.tooMany],
+  [["rate-limited"], 429, messages.tooMany],
+  [["rate-limited-relay-ceiling"], 429, messages.tooManyNow],
   [["form-expired"], 400, messages.formExpired],
+  [["form-unreadable"], 400, messages.formUnreadable],
   [["invalid-email"], 400, messages.invalidEmail],
   [["captcha-missing", "captcha-rejected"], 400, messages.captchaMissing],
   [["question-missing"], 400, messages.questionMissing],
@@ -57,8 +62,28 @@ const FIXED = new Map(
   ANSWERS.flatMap(([codes, status, notice]) => codes.map((code) => [code, { status, notice }] as const)),
 );
 
+const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "replay", "known-email", "bot"]);
+
+/** What the visitor did wrong, or a bot did: posts that cost their address some of its failure allowance. */
+const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
+  "unreadable",
+  "bot",
+  "form-expired",
+  "form-unreadable",
+  "invalid-email",
+  "captcha-missing",
+  "question-missing",
+  "captcha-rejected",
+  "question-wrong",
+  "question-expired",
+]);
+
 export function isSuccess(outcome: SignupOutcome): boolean {
-  return outcome.code === "relayed" || outcome.code === "replay" || outcome.code === "bot";
+  return SUCCESSES.has(outcome.code);
+}
+
+export function isVisitorFailure(outcome: SignupOutcome): boolean {
+  return VISITOR_FAILURES.has(outcome.code);
 }
 
 /** What the visitor is answered: the HTTP status and the notice the form shows. */
@@ -66,6 +91,7 @@ export function answerFor(outcome: SignupOutcome, siteName: string): { status: n
   switch (outcome.code) {
     case "relayed":
     case "replay":
+    case "known-email":
     case "bot":
       return { status: 200, notice: messages.success(siteName) };
     case "unreadable":
@@ -94,7 +120,7 @@ export function logFieldsOf(outcome: SignupOutcome): { outcome: string; detail?:
     case "sink-failed":
       return { outcome: `${outcome.code}-${outcome.reason}` };
     case "rate-limited":
-      return { outcome: outcome.code, detail: "client" };
+      return { outcome: outcome.code, detail: "address" };
     default:
       return { outcome: outcome.code, detail: "detail" in outcome ? outcome.detail : undefined };
   }

@@ -7,8 +7,22 @@ import type { SharedState } from "~/state/shared-state.server";
 import { BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
-import { answerFor, isSuccess, logFieldsOf, relayFailure, type PlainCode, type SignupOutcome } from "./outcomes.server";
-import { ANSWERS_PER_QUESTION, FallbackQuestions, QUESTION_TTL_MS } from "./question.server";
+import { FailureAllowance } from "./failure-allowance.server";
+import {
+  answerFor,
+  isSuccess,
+  isVisitorFailure,
+  logFieldsOf,
+  relayFailure,
+  type PlainCode,
+  type SignupOutcome,
+} from "./outcomes.server";
+import {
+  ANSWERS_PER_QUESTION,
+  FallbackQuestions,
+  QUESTION_RELAYS_PER_MINUTE,
+  QUESTION_TTL_MS,
+} from "./question.server";
 import { webhookRelay, type Relay } from "./relay.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
@@ -24,15 +38,29 @@ const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
 const MAX_USER_AGENT_LENGTH = 1024;
 /** A claim on a submission outlives the longest sign-up by this much, so a slow one is never relayed twice. */
 const CLAIM_MARGIN_MS = 1_000;
+/**
+ * An address relayed once is not relayed again for this long (its visitor is
+ * answered as if it were): the list cannot be used to flood someone's inbox
+ * with the automation's confirmation e-mails.
+ */
+export const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** What the visitor offered as proof of a person: a solved captcha, or an answered fallback question. */
 type Proof = { kind: "captcha"; token: string } | { kind: "question"; token: string; answer: string };
 
 /** A submission that passed the cheap checks, ready to be verified and relayed once. */
-type Candidate = { email: string; proof: Proof; remoteIp: string | null; userAgent: string; ts: string };
+type Candidate = {
+  email: string;
+  proof: Proof;
+  remoteIp: string | null;
+  /** What the sender is limited by: its IPv4 address, its IPv6 /64, or the bucket of unknown senders. */
+  address: string;
+  userAgent: string;
+  ts: string;
+};
 
 /** How a submission's verification and relay ended; shared with every duplicate that waited on it. */
-type Attempt = { ok: true } | { ok: false; outcome: SignupOutcome };
+type Attempt = { ok: true; knownEmail?: boolean } | { ok: false; outcome: SignupOutcome };
 
 /** One request's way through the pipeline: what the answer needs besides the outcome. */
 type Visit = {
@@ -43,6 +71,8 @@ type Visit = {
   fromPage: boolean;
   /** The captcha token went out to siteverify or the webhook: the widget must make a new one (as after any relay). */
   captchaSpent: boolean;
+  /** This request's proof was verified on the failure allowance, which counted its failure if it failed. */
+  verified: boolean;
   /** Whether a stop must wait for this sign-up; set once its body is read. */
   release: (() => void) | null;
   /** When the sign-up's outgoing calls must be done by (SIGNUP_TIME_BUDGET_MS after admission). */
@@ -50,14 +80,15 @@ type Visit = {
 };
 
 /**
- * The sign-up pipeline: read the body → rate limit → bot trap → validate the
- * e-mail → require a proof (captcha token or question answer) → verify it →
- * spend the relay budgets → relay, at most once per submission. Scarce budgets
- * are spent only on verified submissions, so junk never locks people out.
- * Each request ends in one outcome (outcomes.server.ts turns it into the
- * status and the pt-BR notice) and logs one line. Limits, budgets, answer
- * counts and the ledger live in `state`: this process's memory, or Redis
- * shared by every instance.
+ * The sign-up pipeline: read the body → bot trap → validate the e-mail →
+ * require a proof (captcha token or question answer) → verify it on the
+ * sender's failure allowance → spend the relay budgets → relay, at most once
+ * per submission and once a day per address. What fails is limited per
+ * address; what succeeds never is, and scarce budgets are spent only on
+ * verified submissions, so junk never locks people out. Each request ends in
+ * one outcome (outcomes.server.ts turns it into the status and the pt-BR
+ * notice) and logs one line. Limits, budgets, answer counts and the ledger
+ * live in `state`: this process's memory, or Redis shared by every instance.
  */
 export class Signup {
   private readonly relay: Relay;
@@ -66,7 +97,9 @@ export class Signup {
   private readonly captcha: CaptchaVerifier | null;
   private readonly questions: FallbackQuestions | null;
   private readonly replays: ReplayGuard<Attempt>;
-  private readonly perClient;
+  /** The ledger again, keyed by the address alone and remembered for a day. */
+  private readonly emails: ReplayGuard<Attempt>;
+  private readonly allowance: FailureAllowance;
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
   private readonly questionRelays;
@@ -98,16 +131,12 @@ export class Signup {
               durationSeconds: QUESTION_TTL_MS / 1000,
               whenAway: "refuse",
             }),
+            state.epoch,
           )
         : null;
-    // While Redis is away the per-client limit and the ceiling hold per instance; the
-    // question's budget must hold for the whole deployment, so its path closes instead.
-    this.perClient = state.limit({
-      name: "client",
-      points: settings.RATE_LIMIT_PER_MINUTE,
-      durationSeconds: 60,
-      whenAway: "local",
-    });
+    this.allowance = new FailureAllowance(state);
+    // While Redis is away the ceiling holds per instance; the question's budget must
+    // hold for the whole deployment, so its path closes instead.
     this.relayCeiling = state.limit({
       name: "relays",
       points: settings.RELAY_LIMIT_PER_SECOND,
@@ -116,13 +145,16 @@ export class Signup {
     });
     this.questionRelays = state.limit({
       name: "question-relays",
-      points: settings.NOJS_RELAYS_PER_MINUTE,
+      points: QUESTION_RELAYS_PER_MINUTE,
       durationSeconds: 60,
       whenAway: "refuse",
     });
-    this.replays = new ReplayGuard<Attempt>(state.ledger, {
-      holdMs: SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS,
+    const holdMs = SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS;
+    this.replays = new ReplayGuard<Attempt>(state.ledger, { holdMs, relayed: { ok: true } });
+    this.emails = new ReplayGuard<Attempt>(state.ledger, {
+      holdMs,
       relayed: { ok: true },
+      rememberMs: EMAIL_RELAY_INTERVAL_MS,
     });
     this.formTokens = perSharedRender((now) => ({
       botTrap: this.botTrap.fields(now),
@@ -136,11 +168,16 @@ export class Signup {
       typedEmail: "",
       fromPage: false,
       captchaSpent: false,
+      verified: false,
       release: null,
       deadline: 0,
     };
     try {
-      return this.answer(await this.run(request, visit), visit);
+      const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
+      const outcome = await this.run(request, visit, remoteIp);
+      // What fails costs its address a little of its allowance (a failed verification already has).
+      if (isVisitorFailure(outcome) && !visit.verified) await this.allowance.charge(clientKey(remoteIp));
+      return this.answer(outcome, visit);
     } finally {
       visit.release?.();
     }
@@ -157,7 +194,7 @@ export class Signup {
   }
 
   /** The steps, in order: each ends the sign-up with an outcome or hands it on. */
-  private async run(request: Request, visit: Visit): Promise<SignupOutcome> {
+  private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
     let form: FormData;
     try {
@@ -179,13 +216,12 @@ export class Signup {
     if (!visit.release) return { code: "stopping" };
     visit.deadline = Date.now() + SIGNUP_TIME_BUDGET_MS;
 
-    const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
-    if ((await this.perClient.take(clientKey(remoteIp))) !== "allowed") return { code: "rate-limited" };
-
     const trap = this.botTrap.inspect(form);
-    visit.fromPage = trap.kind !== "bot";
+    // Only a post carrying fields this server signed earns fresh ones: junk gets nothing a script can use.
+    visit.fromPage = trap.kind === "human" || trap.kind === "stale";
     if (trap.kind === "bot") return { code: "bot", detail: trap.why };
-    if (trap.kind === "stale") return { code: "form-expired", detail: trap.why };
+    if (trap.kind === "unreadable") return { code: "form-unreadable" };
+    if (trap.kind === "stale") return { code: "form-expired" };
 
     // One spelling per address (NFC, domain in lower case): what is relayed and de-duplicated.
     const email = normalizeEmail(visit.typedEmail);
@@ -199,18 +235,20 @@ export class Signup {
       email,
       proof,
       remoteIp,
+      address: clientKey(remoteIp),
       userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
       ts: new Date().toISOString(),
     };
     const once = await this.replays.once(ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`), () =>
-      this.verifyAndRelay(candidate, visit.deadline),
+      this.verifyAndRelay(candidate, visit),
     );
     // Nothing was verified or relayed here: the visitor's proof is still good for a retry.
     if (once.kind === "unavailable") {
       visit.captchaSpent = false;
       return { code: "store-unavailable", detail: once.why };
     }
-    if (once.outcome.ok) return { code: once.duplicate ? "replay" : "relayed" };
+    if (once.outcome.ok)
+      return { code: once.duplicate ? "replay" : once.outcome.knownEmail ? "known-email" : "relayed" };
     return once.outcome.outcome;
   }
 
@@ -229,37 +267,71 @@ export class Signup {
   }
 
   /** Runs once per submission across every instance (the replay guard sees to it). */
-  private async verifyAndRelay(candidate: Candidate, deadline: number): Promise<Attempt> {
-    const refusal = await this.verify(candidate, deadline);
+  private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<Attempt> {
+    const refusal = await this.verify(candidate, visit);
     if (refusal) return { ok: false, outcome: { code: refusal } };
-    if ((await this.relayCeiling.take("all")) !== "allowed") {
+    const once = await this.emails.once(ReplayGuard.keyOf(candidate.email, "first relay of the day"), () =>
+      this.relayOnce(candidate, visit.deadline),
+    );
+    if (once.kind === "unavailable") return { ok: false, outcome: { code: "store-unavailable", detail: once.why } };
+    return once.duplicate && once.outcome.ok ? { ok: true, knownEmail: true } : once.outcome;
+  }
+
+  /**
+   * Checks the proof on the sender's failure allowance: a verification that
+   * fails spends a little of it, and an address whose failures spent it is
+   * refused before it costs another. Null when the proof holds.
+   */
+  private async verify({ proof, remoteIp, address }: Candidate, visit: Visit): Promise<PlainCode | null> {
+    if (proof.kind === "captcha" && !this.captcha) return null;
+    const refusal = await this.allowance.verify(address, visit.deadline, async (used) => {
+      visit.verified = true;
+      const result =
+        proof.kind === "captcha"
+          ? await this.checkCaptcha(proof.token, remoteIp, visit.deadline, used)
+          : await this.checkAnswer(proof);
+      return { failed: result !== null && isVisitorFailure({ code: result }), result };
+    });
+    return refusal === "exhausted" ? "rate-limited" : refusal;
+  }
+
+  private async checkCaptcha(
+    token: string,
+    remoteIp: string | null,
+    deadline: number,
+    rank: number,
+  ): Promise<PlainCode | null> {
+    const verdict = await this.captcha!.verify(token, remoteIp, deadline, rank);
+    return verdict === "valid" ? null : verdict === "invalid" ? "captcha-rejected" : "captcha-unreachable";
+  }
+
+  private async checkAnswer({ token, answer }: { token: string; answer: string }): Promise<PlainCode | null> {
+    const verdict = await this.questions!.check(token, answer);
+    if (verdict === "wrong") return "question-wrong";
+    if (verdict === "expired") return "question-expired";
+    if (verdict === "unavailable") return "question-store-unavailable";
+    return null;
+  }
+
+  /**
+   * The first relay of the day for this address: spends the budgets (the
+   * question's own, then the ceiling that protects the automation), then relays.
+   */
+  private async relayOnce({ email, proof, userAgent, ts }: Candidate, deadline: number): Promise<Attempt> {
+    if (proof.kind === "question") {
+      const { verdict } = await this.questionRelays.take("all");
+      if (verdict !== "allowed") {
+        const code = verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
+        return { ok: false, outcome: { code } };
+      }
+    }
+    if ((await this.relayCeiling.take("all")).verdict !== "allowed") {
       return { ok: false, outcome: { code: "rate-limited-relay-ceiling" } };
     }
-    const { email, proof, userAgent, ts } = candidate;
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
     const outcome = await this.relay(submission, deadline - Date.now());
     return outcome.ok ? { ok: true } : { ok: false, outcome: relayFailure(outcome) };
-  }
-
-  /**
-   * Checks the proof, then spends the question's own budget: scarce budgets
-   * go only to verified submissions. Null when the proof holds.
-   */
-  private async verify({ proof, remoteIp }: Candidate, deadline: number): Promise<PlainCode | null> {
-    if (proof.kind === "captcha") {
-      if (!this.captcha) return null;
-      const verdict = await this.captcha.verify(proof.token, remoteIp, deadline - Date.now());
-      return verdict === "valid" ? null : verdict === "invalid" ? "captcha-rejected" : "captcha-unreachable";
-    }
-    const verdict = await this.questions!.check(proof.token, proof.answer);
-    if (verdict === "wrong") return "question-wrong";
-    if (verdict === "expired") return "question-expired";
-    if (verdict === "unavailable") return "question-store-unavailable";
-    const budget = await this.questionRelays.take("all");
-    if (budget === "limited") return "rate-limited-question-budget";
-    if (budget === "unavailable") return "question-store-unavailable";
-    return null;
   }
 
   /** The status and result the visitor gets, and the sign-up's one log line. */
@@ -276,7 +348,7 @@ export class Signup {
       ok,
       notice,
       email: ok ? "" : visit.typedEmail,
-      resetCaptcha: visit.captchaSpent || outcome.code === "relayed" || outcome.code === "replay",
+      resetCaptcha: visit.captchaSpent || (isSuccess(outcome) && outcome.code !== "bot"),
     };
     // After a failed post from the page the question is replaced (the old one may be spent),
     // and the bot-trap fields are renewed, valid at once: the visitor already proved a

@@ -11,6 +11,12 @@ export const QUESTION_TTL_MS = 10 * 60 * 1000;
  * so a handful of them, never an unlimited supply for a bot.
  */
 export const ANSWERS_PER_QUESTION = 3;
+/**
+ * Relays a minute through the question, apart from hCaptcha sign-ups: a
+ * script solves it in a line, so however many questions it solves, addresses
+ * it rotates or ids it forges, this is all it gets through (decision 006).
+ */
+export const QUESTION_RELAYS_PER_MINUTE = 10;
 
 export const NUMBER_WORDS =
   "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte".split(
@@ -19,7 +25,7 @@ export const NUMBER_WORDS =
 /** Spellings a visitor may type besides the canonical word. */
 const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
 
-/** The one spelling of a token: 12-character id, expiry in milliseconds (13 digits), MAC. */
+/** The one spelling of a token: 12-character id (epoch and random part), expiry in milliseconds (13 digits), MAC. */
 const TOKEN_SHAPE = new RegExp(`^([A-Za-z0-9_-]{12})\\.([1-9]\\d{12})\\.(${MAC_PATTERN})$`);
 
 /** `unavailable`: the shared count of answers could not be asked (Redis away), so nothing is accepted. */
@@ -30,12 +36,15 @@ export type QuestionVerdict = "correct" | "wrong" | "expired" | "unavailable";
  * Stateless: the token carries an id, an expiry and a MAC that covers the
  * answer, so any instance holding the same secret can check it. Only the
  * count of correct answers per id is kept (`answers`, in the shared state),
- * so the count holds across instances.
+ * so the count holds across instances. An id starts with the state's epoch:
+ * state kept in a process's memory dies with it, so after a restart its
+ * questions are expired rather than answerable (and relayable) once more.
  */
 export class FallbackQuestions {
   constructor(
     private readonly tokens: SignedTokens,
     private readonly answers: Limit,
+    private readonly epoch: string,
   ) {}
 
   ask(now = Date.now(), random: () => number = Math.random): Question {
@@ -44,7 +53,7 @@ export class FallbackQuestions {
     const subtract = random() < 0.5 && left > right;
     const answer = subtract ? left - right : left + right;
     const text = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
-    const id = randomBytes(9).toString("base64url");
+    const id = (this.epoch + randomBytes(9).toString("base64url")).slice(0, 12);
     const expiresAt = now + QUESTION_TTL_MS;
     return { text, token: `${id}.${expiresAt}.${this.tokens.mac("question", [id, expiresAt, answer])}` };
   }
@@ -57,13 +66,14 @@ export class FallbackQuestions {
     const match = TOKEN_SHAPE.exec(token);
     if (!match) return "expired";
     const [, id, expiresAtText, mac] = match as unknown as [string, string, string, string];
+    if (!id.startsWith(this.epoch)) return "expired";
     const expiresAt = Number(expiresAtText);
     // A genuine token never expires further out than QUESTION_TTL_MS from now.
     if (expiresAt <= now || expiresAt > now + QUESTION_TTL_MS) return "expired";
     const answer = parseAnswer(typedAnswer);
     if (answer === null || !this.tokens.verify("question", [id, expiresAt, answer], mac)) return "wrong";
-    const counted = await this.answers.take(id);
-    return counted === "allowed" ? "correct" : counted === "limited" ? "expired" : "unavailable";
+    const { verdict } = await this.answers.take(id);
+    return verdict === "allowed" ? "correct" : verdict === "limited" ? "expired" : "unavailable";
   }
 }
 

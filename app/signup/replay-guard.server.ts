@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { logEvent, reasonOf } from "~/server/log.server";
-import { RELAYED_TTL_MS, type Ledger } from "~/state/shared-state.server";
+import type { Ledger } from "~/state/shared-state.server";
+
+/** How long a relayed submission is remembered: refreshes, retries and double clicks within it are answered, not relayed. */
+export const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 
 /** How often a submission in flight on another instance is looked up while waiting for its outcome. */
 const POLL_MS = 50;
@@ -41,8 +44,14 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
       holdMs: number;
       /** What a duplicate of a relayed submission answers. */
       relayed: Outcome;
+      /** How long a relay is remembered. */
+      rememberMs?: number;
     },
   ) {}
+
+  private get rememberMs(): number {
+    return this.options.rememberMs ?? REPLAY_MEMORY_MS;
+  }
 
   static keyOf(email: string, proof: string): string {
     return createHash("sha256").update(`${email.toLowerCase()}\n${proof}`).digest("base64url");
@@ -78,7 +87,8 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
 
     const outcome = await relay();
     try {
-      await this.ledger.settle(key, outcome.ok ? { ok: true } : { ok: false, outcome: JSON.stringify(outcome) });
+      const result = outcome.ok ? ({ ok: true } as const) : { ok: false as const, outcome: JSON.stringify(outcome) };
+      await this.ledger.settle(key, result, this.rememberMs);
     } catch (error) {
       // The relay happened and its visitor is answered. A failure needs no record (its claim
       // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
@@ -100,12 +110,13 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
   /** Writes the unrecorded relays again, oldest first, until the store takes them or they are past remembering. */
   private async resettle(): Promise<void> {
     for (const [key, relayedAt] of this.unsettled) {
-      if (Date.now() - relayedAt >= RELAYED_TTL_MS) {
+      const left = this.rememberMs - (Date.now() - relayedAt);
+      if (left <= 0) {
         this.unsettled.delete(key);
         continue;
       }
       try {
-        await this.ledger.settle(key, { ok: true });
+        await this.ledger.settle(key, { ok: true }, left);
         this.unsettled.delete(key);
       } catch {
         break; // still away: try again later

@@ -13,7 +13,7 @@ export function publicErrorText(body: string, webhookUrl: string, cut = false): 
   let text = cut ? body.replace(/\s\S*$/, "") : body;
   text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text);
   text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
-  for (const secret of secretsOf(webhookUrl)) text = replaceAll(text, secret, HIDDEN);
+  for (const secret of secretsOf(webhookUrl)) text = hide(text, secret);
   text = text
     .replace(/[<>]/g, " ")
     .replace(/[\p{C}\s]+/gu, " ")
@@ -72,32 +72,56 @@ function htmlText(text: string): string | null {
     .replace(/&amp;/g, "&");
 }
 
-/** Every spelling of the URL and its parts that could appear in an answer, longest first. */
-function secretsOf(webhookUrl: string): string[] {
+/**
+ * Every spelling of the URL and its parts that could appear in an answer,
+ * longest first: the whole URL, its origin, host, path and query string
+ * wherever they stand; each path segment, query name and value, credential
+ * and the port, and any part that is a single word, as a whole word (so a
+ * segment "hook" leaves "Webhook" alone).
+ */
+function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean }> {
   let url: URL;
   try {
     url = new URL(webhookUrl);
   } catch {
     return [];
   }
-  const parts = [
+  const withoutCredentials = new URL(url);
+  withoutCredentials.username = withoutCredentials.password = "";
+  const anywhere = [
     url.href,
+    withoutCredentials.href,
     url.origin,
     url.host,
     url.hostname,
-    url.port,
     url.pathname,
     url.pathname.replace(/^\/+/, ""),
+    url.search,
+    url.search.slice(1),
   ];
-  parts.push(...url.pathname.split("/"));
-  for (const value of url.searchParams.values()) parts.push(value);
-  const spellings = new Set<string>();
-  for (const part of parts) {
-    if (!part || part === "/") continue;
-    const decoded = safeDecode(part);
-    for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) spellings.add(spelling);
+  const words = [
+    ...url.pathname.split("/"),
+    ...[...url.searchParams].flat(),
+    ...url.search.slice(1).split("&"),
+    url.username,
+    url.password,
+    url.port,
+  ];
+  const secrets = new Map<string, boolean>();
+  for (const [parts, asWords] of [
+    [words, true],
+    [anywhere, false],
+  ] as const) {
+    for (const part of parts) {
+      if (!part || part === "/") continue;
+      const decoded = safeDecode(part);
+      const wholeWord = asWords || !/[/?&=:.@]/.test(decoded);
+      for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
+        secrets.set(spelling, wholeWord);
+      }
+    }
   }
-  return [...spellings].sort((a, b) => b.length - a.length);
+  return [...secrets].map(([text, wholeWord]) => ({ text, wholeWord })).sort((a, b) => b.text.length - a.text.length);
 }
 
 function safeDecode(text: string): string {
@@ -108,14 +132,8 @@ function safeDecode(text: string): string {
   }
 }
 
-/** Short parts ("v1") and numbers (the port) are hidden only as whole words, or they would hide half the message. */
-const WHOLE_WORD_BELOW = 4;
-
-function replaceAll(text: string, secret: string, replacement: string): string {
+function hide(text: string, { text: secret, wholeWord }: { text: string; wholeWord: boolean }): string {
   const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern =
-    secret.length < WHOLE_WORD_BELOW || /^\d+$/.test(secret)
-      ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`
-      : escaped;
-  return text.replace(new RegExp(pattern, "giu"), replacement);
+  const pattern = wholeWord ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])` : escaped;
+  return text.replace(new RegExp(pattern, "giu"), HIDDEN);
 }

@@ -1,11 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
   MEMORY_LEDGER_ENTRIES,
-  RELAYED_TTL_MS,
-  consume,
+  limitOver,
   ledgerEntry,
   type Ledger,
   type LimitSpec,
@@ -28,16 +28,13 @@ export function memoryState(): SharedState {
     async read(key) {
       return ledgerEntry(entries.get(key));
     },
-    async settle(key, result) {
-      if (result.ok) entries.set(key, LEDGER_VALUES.RELAYED, { ttl: RELAYED_TTL_MS });
+    async settle(key, result, relayedTtlMs) {
+      if (result.ok) entries.set(key, LEDGER_VALUES.RELAYED, { ttl: relayedTtlMs });
       else entries.set(key, LEDGER_VALUES.FAILED + result.outcome, { ttl: FAILED_TTL_MS });
     },
   };
-  const limit = (spec: LimitSpec) => {
-    const limiter = memoryLimiter(spec);
-    return { take: (key: string) => consume(limiter, key) };
-  };
-  return { kind: "memory", limit, ledger, ready: async () => true };
+  const limit = (spec: LimitSpec) => limitOver(memoryLimiter(spec));
+  return { kind: "memory", epoch: randomBytes(3).toString("base64url"), limit, ledger, ready: async () => true };
 }
 
 /** `spec` counted in this process: the memory store's limits, and the Redis store's while Redis is away. */

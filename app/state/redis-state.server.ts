@@ -5,8 +5,7 @@ import { memoryLimiter } from "./memory-state.server";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
-  RELAYED_TTL_MS,
-  consume,
+  limitOver,
   ledgerEntry,
   type Ledger,
   type Limit,
@@ -81,8 +80,8 @@ export function redisState({ url, namespace }: RedisOptions): SharedState & { cl
     async read(submission) {
       return ledgerEntry(await client.get(key("ledger", submission)));
     },
-    async settle(submission, result) {
-      if (result.ok) await client.set(key("ledger", submission), LEDGER_VALUES.RELAYED, "PX", RELAYED_TTL_MS);
+    async settle(submission, result, relayedTtlMs) {
+      if (result.ok) await client.set(key("ledger", submission), LEDGER_VALUES.RELAYED, "PX", relayedTtlMs);
       else await client.set(key("ledger", submission), LEDGER_VALUES.FAILED + result.outcome, "PX", FAILED_TTL_MS);
     },
   };
@@ -96,7 +95,7 @@ export function redisState({ url, namespace }: RedisOptions): SharedState & { cl
       rejectIfRedisNotReady: true,
       insuranceLimiter: spec.whenAway === "local" ? memoryLimiter(spec) : undefined,
     });
-    return { take: (subject) => consume(limiter, subject) };
+    return limitOver(limiter);
   }
 
   async function ready(): Promise<boolean> {
@@ -107,7 +106,7 @@ export function redisState({ url, namespace }: RedisOptions): SharedState & { cl
     }
   }
 
-  return { kind: "redis", limit, ledger, ready, client };
+  return { kind: "redis", epoch: "", limit, ledger, ready, client };
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */

@@ -1,4 +1,4 @@
-import { RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
 /**
  * Where the sign-up's shared state lives: the limits and budgets, and the
@@ -10,7 +10,14 @@ import { RateLimiterRes } from "rate-limiter-flexible";
 /** A limit asked about one key: spent, refused, or not answerable now (the store is away). */
 export type LimitVerdict = "allowed" | "limited" | "unavailable";
 
-export type Limit = { take(key: string): Promise<LimitVerdict> };
+export type Limit = {
+  /** Spends a point of `key`; `used` counts the points the key has spent in this window, this one included. */
+  take(key: string): Promise<{ verdict: LimitVerdict; used: number }>;
+  /** Gives a point of `key` back: what it paid for did not happen, or succeeded. Best effort. */
+  refund(key: string): Promise<void>;
+  /** Spends a point of `key` whatever is left. Best effort. */
+  charge(key: string): Promise<void>;
+};
 
 export type LimitSpec = {
   /** Unique per purpose; also the store's key prefix. */
@@ -53,19 +60,24 @@ export type Ledger = {
    */
   release(key: string, holder: string): Promise<void>;
   read(key: string): Promise<LedgerEntry>;
-  settle(key: string, result: { ok: true } | { ok: false; outcome: string }): Promise<void>;
+  /** Records the outcome: a relay for `relayedTtlMs`, a failure for FAILED_TTL_MS. */
+  settle(key: string, result: { ok: true } | { ok: false; outcome: string }, relayedTtlMs: number): Promise<void>;
 };
 
 export type SharedState = {
   kind: "memory" | "redis";
+  /**
+   * Names this state's lifetime: empty for Redis, which outlives processes;
+   * random per process for memory, so what was signed against state that a
+   * restart lost can be told apart.
+   */
+  epoch: string;
   limit(spec: LimitSpec): Limit;
   ledger: Ledger;
   /** Readiness: whether the store answers now. */
   ready(): Promise<boolean>;
 };
 
-/** How long a relayed submission is remembered: refreshes, retries and double clicks within it are answered, not relayed. */
-export const RELAYED_TTL_MS = 60 * 60 * 1000;
 /** How long a failed attempt's outcome is kept for those waiting on it; a retry after it relays afresh. */
 export const FAILED_TTL_MS = 15_000;
 /** How many submissions one instance's memory remembers at most; the oldest go first. */
@@ -82,12 +94,25 @@ export function ledgerEntry(value: string | null | undefined): LedgerEntry {
   return { state: "unknown" };
 }
 
-/** rate-limiter-flexible rejects with its result when a key is spent, and with an Error when its store fails. */
-export async function consume(limiter: { consume(key: string): Promise<unknown> }, key: string): Promise<LimitVerdict> {
-  try {
-    await limiter.consume(key);
-    return "allowed";
-  } catch (rejection) {
-    return rejection instanceof RateLimiterRes ? "limited" : "unavailable";
-  }
+/**
+ * A `Limit` over one of rate-limiter-flexible's limiters, which rejects with
+ * its result when a key is spent and with an Error when its store fails.
+ */
+export function limitOver(limiter: RateLimiterAbstract): Limit {
+  return {
+    async take(key) {
+      try {
+        return { verdict: "allowed", used: (await limiter.consume(key)).consumedPoints };
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return { verdict: "limited", used: rejection.consumedPoints };
+        return { verdict: "unavailable", used: 0 };
+      }
+    },
+    async refund(key) {
+      await limiter.reward(key).catch(() => undefined);
+    },
+    async charge(key) {
+      await limiter.penalty(key).catch(() => undefined);
+    },
+  };
 }

@@ -4,12 +4,24 @@ import { STAND_IN_ORIGIN } from "./support/ports";
 
 export { expect };
 
-export const test = base.extend<{ standIn: StandInClient }>({
+let visitors = 0;
+
+export const test = base.extend<{ standIn: StandInClient; visitorAddress: string }>({
   standIn: async ({}, use) => {
     const standIn = new StandInClient(STAND_IN_ORIGIN);
     await standIn.reset();
     await use(standIn);
   },
+  /** Each test is a visitor of its own address, so one test's failures never spend another's allowance. */
+  visitorAddress: [
+    async ({ context }, use, testInfo) => {
+      visitors += 1;
+      const address = `198.51.${testInfo.workerIndex % 256}.${visitors % 256}`;
+      await context.setExtraHTTPHeaders({ "x-forwarded-for": address });
+      await use(address);
+    },
+    { auto: true },
+  ],
 });
 
 /** A fresh address per test, so no test is mistaken for a replay of another. */

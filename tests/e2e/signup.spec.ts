@@ -1,6 +1,9 @@
 import { solveQuestion } from "../harness/question-solver";
 import { startApp, type RunningApp } from "../harness/app-server";
+import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import { SignedTokens } from "~/signup/signed-tokens.server";
 import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
+import { E2E_SIGNUP_SECRET } from "./support/ports";
 import { expect, signupForm, test, uniqueEmail } from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
@@ -138,11 +141,13 @@ test.describe("with JavaScript and hCaptcha", () => {
     const email = uniqueEmail("aba-antiga");
     await form.email.fill(email);
     await form.captcha.click();
-    // What a page rendered before the signing secret changed carries: a timestamp nobody can read.
+    // What a page rendered over two hours ago carries.
     // (Set last: React puts a controlled value back whenever the form re-renders.)
-    await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement) => {
-      input.value = "U2FsdGVkX1+aW5kZWNpZnJhdmVsLWRlLW91dHJvLXNlZ3JlZG8=";
-    });
+    const rendered = Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1_000;
+    const old = new BotTrap(new SignedTokens(E2E_SIGNUP_SECRET)).fields(rendered).validFrom;
+    await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement, value) => {
+      input.value = value;
+    }, old);
     await form.press();
     await expect(page.getByText("Página desatualizada")).toBeVisible();
     await expect(form.email).toHaveValue(email);

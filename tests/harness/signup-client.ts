@@ -1,4 +1,5 @@
 /** What a browser or a scraper does with the page: read its form tokens and post the form. */
+import { Agent, fetch as fetchFrom } from "undici";
 import { BotTrap, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import type { FormTokens, SignupResult } from "~/signup/result";
 import { SignedTokens } from "~/signup/signed-tokens.server";
@@ -36,16 +37,27 @@ export type SignupOptions = {
   data?: boolean;
   /** The visitor's address, sent as X-Forwarded-For (the server must trust one proxy). */
   client?: string;
+  /** The loopback address the connection comes from (127.0.0.2, …): the visitor as a proxy in front sees it. */
+  from?: string;
   headers?: Record<string, string>;
 };
+
+const agents = new Map<string, Agent>();
+/** One connection pool per loopback source address. */
+function agentFrom(address: string): Agent {
+  let agent = agents.get(address);
+  if (!agent) agents.set(address, (agent = new Agent({ localAddress: address })));
+  return agent;
+}
 
 /** POSTs a sign-up as the form would. */
 export function postSignup(
   origin: string,
   fields: Record<string, string>,
-  { userAgent = "signup-client", data = false, client, headers = {} }: SignupOptions = {},
+  { userAgent = "signup-client", data = false, client, from, headers = {} }: SignupOptions = {},
 ): Promise<Response> {
-  return fetch(`${origin}/?index${data ? "&_data=routes%2F_index" : ""}`, {
+  const url = `${origin}/?index${data ? "&_data=routes%2F_index" : ""}`;
+  const init = {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
@@ -53,8 +65,10 @@ export function postSignup(
       ...(client ? { "x-forwarded-for": client } : {}),
       ...headers,
     },
-    body: new URLSearchParams(fields),
-  });
+    body: new URLSearchParams(fields).toString(),
+  };
+  if (!from) return fetch(url, init);
+  return fetchFrom(url, { ...init, dispatcher: agentFrom(from) }) as unknown as Promise<Response>;
 }
 
 export type SignupAnswer = { status: number; result: SignupResult };

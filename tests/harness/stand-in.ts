@@ -43,6 +43,9 @@ export class StandIn {
   readonly received: { webhook: ReceivedWebhook[]; siteverify: ReceivedSiteverify[] } = { webhook: [], siteverify: [] };
   /** Body bytes the webhook managed to write before the client hung up (with `bodyBytes`). */
   bodyBytesSent = 0;
+  /** The most siteverify requests that were waiting for their answer at once. */
+  siteverifyPeak = 0;
+  private siteverifyOpen = 0;
   private server: Server | null = null;
   /** Emits "webhook" and "siteverify" as each request arrives, and "webhook-done" once the webhook's answer ends. */
   private readonly arrivals = new EventEmitter();
@@ -91,6 +94,7 @@ export class StandIn {
     this.received.siteverify.length = 0;
     this.bodyBytesSent = 0;
     this.webhookAnswersDone = 0;
+    this.siteverifyPeak = 0;
   }
 
   async stop(): Promise<void> {
@@ -170,7 +174,12 @@ export class StandIn {
     const form = Object.fromEntries(new URLSearchParams(raw));
     this.received.siteverify.push({ form });
     this.arrivals.emit("siteverify");
-    if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+    this.siteverifyPeak = Math.max(this.siteverifyPeak, ++this.siteverifyOpen);
+    try {
+      if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+    } finally {
+      this.siteverifyOpen -= 1;
+    }
     if (response.destroyed) return;
     const success = behaviour.success && (form.response ?? "").startsWith(behaviour.genuinePrefix ?? "");
     response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });

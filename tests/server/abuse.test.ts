@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
+import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
 import { builtServerSuite } from "./suite";
 
 /**
@@ -63,11 +64,21 @@ describe("junk never locks a genuine visitor out", () => {
 });
 
 describe("the fallback question has a small budget of its own", () => {
-  it("a scripted solver relays at most the budget; the rest are told to wait or use the captcha, and hCaptcha visitors are unaffected", async () => {
-    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "3" });
+  /** Relays `email` through the question, taking the new question it is handed when the page's is spent. */
+  async function relayThroughQuestion(app: RunningApp, email: string, client: string) {
+    let tokens = await scrape(app);
+    for (;;) {
+      const answer = await answerQuestion(app, tokens, email, { client });
+      if (answer.result.notice.title !== "Pergunta expirada") return answer;
+      tokens = { ...tokens, question: answer.result.question! };
+    }
+  }
+
+  it(`a scripted solver relays at most ${QUESTION_RELAYS_PER_MINUTE} a minute; the rest are told to wait or use the captcha, and hCaptcha visitors are unaffected`, async () => {
+    const app = await start({ TRUST_PROXY: "1" });
     let tokens = await scrape(app);
     const answers: Array<{ status: number; title: string }> = [];
-    for (let attempt = 0; attempt < 12; attempt++) {
+    for (let attempt = 0; attempt < 24; attempt++) {
       const { status, result } = await answerQuestion(app, tokens, `alvo${attempt}@exemplo.com`, {
         client: `198.51.100.${attempt}`,
       });
@@ -76,17 +87,18 @@ describe("the fallback question has a small budget of its own", () => {
       if (result.question) tokens = { ...tokens, question: result.question };
     }
 
-    expect(relayed()).toHaveLength(3);
+    expect(relayed()).toHaveLength(QUESTION_RELAYS_PER_MINUTE);
     const relayedAnswer = { status: 200, title: "Cadastro realizado!" };
+    const spentQuestion = { status: 400, title: "Pergunta expirada" };
     const budgetSpent = { status: 429, title: "Muitos cadastros sem captcha" };
-    // The first question's three correct answers are relayed; the fourth finds it spent and
-    // gets a new question, whose correct answers then meet the spent budget.
+    // Each question takes three correct answers, and the fourth is handed a new one, until the budget is spent.
+    const perQuestion = [relayedAnswer, relayedAnswer, relayedAnswer, spentQuestion];
     expect(answers).toEqual([
+      ...perQuestion,
+      ...perQuestion,
+      ...perQuestion,
       relayedAnswer,
-      relayedAnswer,
-      relayedAnswer,
-      { status: 400, title: "Pergunta expirada" },
-      ...Array(8).fill(budgetSpent),
+      ...Array(11).fill(budgetSpent),
     ]);
     const { result } = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
     expect(result.notice.title).toBe("Cadastro realizado!");
@@ -94,16 +106,23 @@ describe("the fallback question has a small budget of its own", () => {
   });
 
   it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
-    const app = await start({ TRUST_PROXY: "1", NOJS_RELAYS_PER_MINUTE: "1" });
-    const { question } = await scrape(app);
-    const fields = (email: string) => ({
-      ...visitor(),
-      email,
-      challengeToken: question!.token,
-      challengeAnswer: String(solveQuestion(question!.text)),
-    });
-    expect((await send(app, fields("um@exemplo.com"), "203.0.113.1")).status).toBe(200);
-    const refused = await postSignup(app.origin, fields("dois@exemplo.com"));
+    const app = await start({ TRUST_PROXY: "1" });
+    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
+      expect((await relayThroughQuestion(app, `antes${index}@exemplo.com`, `203.0.113.${index}`)).status).toBe(200);
+    }
+    // A question nobody answered yet: the one a refused post hands back.
+    const { question } = (await answerQuestion(app, await scrape(app), "sem-arroba", { client: "203.0.113.98" }))
+      .result;
+    const refused = await postSignup(
+      app.origin,
+      {
+        ...visitor(),
+        email: "dois@exemplo.com",
+        challengeToken: question!.token,
+        challengeAnswer: String(solveQuestion(question!.text)),
+      },
+      { client: "203.0.113.99" },
+    );
     expect(refused.status).toBe(429);
     const html = await refused.text();
     expect(html).toContain(
@@ -144,20 +163,25 @@ describe("questions are expensive to farm", () => {
   });
 
   it("forged question ids are refused before any bookkeeping, and a genuine question still works after thousands", async () => {
-    const app = await start();
+    const app = await start({ TRUST_PROXY: "1" });
     const tokens = await scrape(app);
     const [, expiry] = tokens.question!.token.split(".");
     const forgeries = Array.from(
       { length: 2_000 },
       (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`,
     );
+    // A botnet: each forgery from an address of its own, so no address runs out of its allowance.
     for (let start = 0; start < forgeries.length; start += 100) {
-      const batch = forgeries
-        .slice(start, start + 100)
-        .map((token) => answerQuestion(app, tokens, "bot@exemplo.com", { token, answer: "7" }));
+      const batch = forgeries.slice(start, start + 100).map((token, index) =>
+        answerQuestion(app, tokens, "bot@exemplo.com", {
+          token,
+          answer: "7",
+          client: `198.18.${(start + index) >> 8}.${(start + index) & 255}`,
+        }),
+      );
       for (const { status } of await Promise.all(batch)) expect(status).toBe(400);
     }
-    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br", { client: "203.0.113.50" });
     expect(person.status).toBe(200);
     expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
   });

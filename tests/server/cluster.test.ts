@@ -4,6 +4,8 @@ import { solveQuestion } from "../harness/question-solver";
 import { startNginxBalancer, startRedis, type RunningRedis } from "../harness/real-servers";
 import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp } from "../harness/signup-client";
 import { answers, until } from "../harness/wait";
+import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
+import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
 import { builtServerSuite } from "./suite";
 
 /**
@@ -102,40 +104,81 @@ describe("instances on one Redis act as one", () => {
     expect(standIn.relayedEmails()).toEqual(["duda@exemplo.com.br"]);
   });
 
-  it("one client's limit holds across instances behind nginx", async () => {
-    const instances = await startInstances(3, { TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
+  it("one address's failure allowance holds across instances behind nginx, and never its genuine sign-ups", async () => {
+    const instances = await startInstances(3, { TRUST_PROXY: "1" });
     const balancer = await startNginxBalancer(instances.map((app) => app.origin));
     try {
-      const statuses: number[] = [];
-      for (let index = 0; index < 12; index++) {
-        const fields = filledForm(`limite${index}@exemplo.com.br`, `P1_l${index}`);
-        statuses.push((await postSignup(balancer.origin, fields, { data: true })).status);
+      // Through nginx every post comes from this test's one address.
+      const post = async (fields: Record<string, string>) =>
+        (await postSignup(balancer.origin, fields, { data: true })).status;
+      const genuine: number[] = [];
+      for (let index = 0; index < FAILURES_PER_ADDRESS + 10; index++) {
+        genuine.push(await post(filledForm(`vizinho${index}@exemplo.com.br`, `P1_v${index}`)));
       }
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
-      expect(standIn.relayedEmails()).toHaveLength(5);
+      expect(genuine).toEqual(Array(FAILURES_PER_ADDRESS + 10).fill(200));
+      for (let index = 0; index < FAILURES_PER_ADDRESS; index++) {
+        expect(await post(filledForm("sem-arroba.exemplo.com.br", `P1_x${index}`))).toBe(400);
+      }
+      const verificationsBefore = standIn.received.siteverify.length;
+      expect(await post(filledForm("depois@exemplo.com.br", "P1_depois"))).toBe(429);
+      expect(standIn.received.siteverify).toHaveLength(verificationsBefore);
     } finally {
       await balancer.stop();
     }
   });
 
+  it("200 forged tokens from one address, spread over two instances, cost at most the allowance in siteverify calls", async () => {
+    const [first, second] = await startInstances(2, { TRUST_PROXY: "1" });
+    standIn.siteverify = { success: false };
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        send(
+          [first!, second!][index % 2]!.origin,
+          filledForm(`bot${index}@exemplo.com`, `forged-${index}`),
+          "203.0.113.9",
+        ),
+      ),
+    );
+    expect(standIn.received.siteverify.length).toBeGreaterThan(0);
+    expect(standIn.received.siteverify.length).toBeLessThanOrEqual(FAILURES_PER_ADDRESS);
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([400, 429]));
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
   it("the no-JavaScript budget holds across instances", async () => {
-    const instances = await startInstances(3, { NOJS_RELAYS_PER_MINUTE: "3" });
+    const instances = await startInstances(3);
     const answers: Answer[] = [];
-    for (let index = 0; index < 8; index++) {
+    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE + 3; index++) {
       const origin = instances[index % 3]!.origin;
-      const { text, token } = (await pageTokens(origin)).question!;
-      answers.push(
-        await send(origin, {
-          ...visitor(),
-          email: `semjs${index}@exemplo.com.br`,
-          challengeToken: token,
-          challengeAnswer: String(solveQuestion(text)),
-        }),
-      );
+      let question = (await pageTokens(origin)).question!;
+      for (;;) {
+        const { status, result } = await signUp(
+          origin,
+          {
+            ...visitor(),
+            email: `semjs${index}@exemplo.com.br`,
+            challengeToken: question.token,
+            challengeAnswer: String(solveQuestion(question.text)),
+          },
+          { client: "198.51.100.7" },
+        );
+        // The render's question took its three answers: answer the new one it hands out.
+        if (result.notice.title === "Pergunta expirada") {
+          question = result.question!;
+          continue;
+        }
+        answers.push({ status, ok: result.ok, ...result.notice });
+        break;
+      }
     }
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
-    expect(answers[3]!.title).toBe("Muitos cadastros sem captcha");
-    expect(standIn.relayedEmails()).toHaveLength(3);
+    expect(answers.map((answer) => answer.status)).toEqual([
+      ...Array(QUESTION_RELAYS_PER_MINUTE).fill(200),
+      429,
+      429,
+      429,
+    ]);
+    expect(answers[QUESTION_RELAYS_PER_MINUTE]!.title).toBe("Muitos cadastros sem captcha");
+    expect(standIn.relayedEmails()).toHaveLength(QUESTION_RELAYS_PER_MINUTE);
   });
 });
 

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -10,6 +11,8 @@ import { solveQuestion } from "../harness/question-solver";
 import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp as send } from "../harness/signup-client";
 import { WEBHOOK_PATH } from "../harness/stand-in";
 import { waitForOk } from "../harness/wait";
+import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import { SignedTokens } from "~/signup/signed-tokens.server";
 import { builtServerSuite, SUITE_SECRET } from "./suite";
 
 /**
@@ -162,6 +165,18 @@ describe("the webhook's error text never shows where the webhook is", () => {
   });
 });
 
+describe("the webhook's query string is secret whole", () => {
+  it("a bare key in the query, and the path's words, never show in 'Falha ao enviar'", async () => {
+    const app = await start({ WEBHOOK_URL: `${standIn.webhookUrl}?SECRETKEY4fa9&token=e0c7` });
+    standIn.webhook = { status: 404, text: "Webhook SECRETKEY4fa9 unknown: check the token e0c7 of your hooks" };
+    const answer = await signUp(app, "ana@exemplo.com.br");
+    expect(answer.result.notice).toEqual({
+      title: FAILURE_TITLE,
+      description: "Webhook retornou 404 Not Found: Webhook […] unknown: check the […] of your […]",
+    });
+  });
+});
+
 describe("restarts and stale pages", () => {
   it("a page rendered before a restart still signs up after it, with the secret kept beside the data", async () => {
     const data = await mkdtemp(join(tmpdir(), "restart-"));
@@ -177,14 +192,28 @@ describe("restarts and stale pages", () => {
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
 
-  it("a bot-trap timestamp that cannot be read is never a silent success: the visitor is told, and the fresh fields sent back work", async () => {
+  it("a time no secret of ours signed is never a silent success, and earns nothing a script could use", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const fields: Record<string, string> = {
+    const fields = {
       ...visitor(),
       from__confirm: "1795484840395.signed-by-another-secret-000000000000000000000",
       email: "ana@exemplo.com.br",
       hcaptchaToken: "t-1",
     };
+    const { status, result } = await send(app.origin, fields);
+    expect(status).toBe(400);
+    expect(result.notice.title).toBe("Página desatualizada");
+    expect([result.botTrap, result.question]).toEqual([undefined, undefined]);
+    // Without JavaScript the answer is the page again, with the page's own fields (good only after a person's time).
+    const page = await (await postSignup(app.origin, fields)).text();
+    expect(page).toContain("Recarregue a página e envie de novo.");
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("a page left open over two hours is told so, and the fresh fields it gets back work at once", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const old = new BotTrap(new SignedTokens(SUITE_SECRET)).fields(Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1);
+    const fields = { ...pageFields({ botTrap: old }), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" };
     const { status, result } = await send(app.origin, fields);
     expect(status).toBe(400);
     expect(result.notice).toEqual({
@@ -193,9 +222,7 @@ describe("restarts and stale pages", () => {
         "Esta página ficou aberta por muito tempo. Atualizamos o formulário: confira seu e-mail e envie de novo (ou recarregue a página).",
     });
     expect(result.email).toBe("ana@exemplo.com.br");
-    expect(standIn.received.webhook).toHaveLength(0);
-
-    const again = await send(app.origin, { ...fields, [result.botTrap!.validFromField]: result.botTrap!.validFrom });
+    const again = await send(app.origin, { ...fields, ...pageFields({ botTrap: result.botTrap! }) });
     expect(again.status).toBe(200);
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
@@ -410,6 +437,58 @@ describe("how the server is started and odd requests", () => {
     expect(script).toBeTruthy();
     expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
     expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);
+  });
+
+  it.each([
+    ["POST", "/healthz", 405, "Método não permitido."],
+    ["POST", "/readyz?_data=routes%2Freadyz", 405, "Método não permitido."],
+    ["POST", "/?_data=root", 405, "Método não permitido."],
+    ["GET", "/?_data=routes%2Fnope", 400, "Requisição inválida."],
+    ["GET", "/?_data=routes%2F%24", 400, "Requisição inválida."],
+    ["POST", "/?index&_data=root", 400, "Requisição inválida."],
+  ])("Remix's own answer to %s %s becomes a short pt-BR refusal", async (method, path, status, text) => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const response = await fetch(`${app.origin}${path}`, { method });
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await response.text()).toBe(text);
+  });
+
+  it("the page's own data requests still reach Remix", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    for (const path of [
+      "/?_data=root",
+      "/?_data=routes%2F_index",
+      "/planos?_data=routes%2F%24",
+      "/planos?_data=root",
+    ]) {
+      const response = await fetch(`${app.origin}${path}`);
+      expect(response.headers.get("content-type"), path).toBe("application/json; charset=utf-8");
+    }
+  });
+
+  it("a port already in use stops start-up with exit code 1 and one line naming it", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const { port } = new URL(app.origin);
+    const [node, ...args] = SERVE_COMMAND;
+    const second = spawn(node!, args, {
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: port,
+        SIGNUP_SECRET: SUITE_SECRET,
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let errors = "";
+    second.stderr!.on("data", (chunk) => (errors += chunk));
+    const [code] = (await once(second, "exit")) as [number];
+    expect(code).toBe(1);
+    expect(errors.trim().split("\n")).toContain(
+      `Cannot listen on port ${port}: it is already in use. Stop what listens there or set PORT to a free port.`,
+    );
+    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
   });
 
   it("an empty PORT means unset: it listens on 3000", async () => {

@@ -25,6 +25,7 @@ beforeAll(async () => {
     HCAPTCHA_SECRET: "0xsecret",
     HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
     SIGNUP_SECRET: SUITE_SECRET,
+    TRUST_PROXY: "1",
   });
 });
 
@@ -54,6 +55,9 @@ function sendRaw(bytes: Buffer): Promise<RawResponse> {
 
 type Headers = Record<string, string | null>;
 
+let senders = 0;
+
+/** Each case comes from an address of its own: what one case fails never spends another's allowance. */
 function request(method: string, path: string, body: Buffer | string, headers: Headers = {}): Buffer {
   const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   const merged: Headers = {
@@ -61,6 +65,7 @@ function request(method: string, path: string, body: Buffer | string, headers: H
     Connection: "close",
     "Content-Type": "application/x-www-form-urlencoded",
     "Content-Length": String(payload.length),
+    "X-Forwarded-For": `198.51.100.${++senders}`,
     ...headers,
   };
   const head = Object.entries(merged)

@@ -5,6 +5,7 @@ import { PageCache, preferredEncoding } from "~/page/page-cache.server";
 import { clientAddress, isHttps } from "~/server/client-address.server";
 import { maskEmail } from "~/server/log.server";
 import { documentCsp, inlineScriptHashes } from "~/server/security-headers.server";
+import { CallGate } from "~/signup/captcha.server";
 import { FallbackQuestions, parseAnswer } from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { memoryState } from "~/state/memory-state.server";
@@ -112,6 +113,7 @@ describe("parsing helpers", () => {
     const questions = new FallbackQuestions(
       new SignedTokens("s".repeat(32)),
       memoryState().limit({ name: "answers", points: 3, durationSeconds: 600, whenAway: "refuse" }),
+      "",
     );
     for (let i = 0; i < 50; i++) {
       const { text, token } = questions.ask();
@@ -156,22 +158,19 @@ describe("parsing helpers", () => {
 describe("the in-memory shared state", () => {
   it("a limit allows its points per window, per key", async () => {
     const limit = memoryState().limit({ name: "test", points: 2, durationSeconds: 60, whenAway: "local" });
-    expect([await limit.take("a"), await limit.take("a"), await limit.take("a"), await limit.take("b")]).toEqual([
-      "allowed",
-      "allowed",
-      "limited",
-      "allowed",
-    ]);
+    const verdicts = [];
+    for (const key of ["a", "a", "a", "b"]) verdicts.push((await limit.take(key)).verdict);
+    expect(verdicts).toEqual(["allowed", "allowed", "limited", "allowed"]);
   });
 
   it("the ledger claims a submission once, answers duplicates, and lets a failed one be tried again", async () => {
     const { ledger } = memoryState();
     expect(await ledger.claim("k", 1000, "first")).toBe("claimed");
     expect(await ledger.claim("k", 1000, "second")).toBe("in-flight");
-    await ledger.settle("k", { ok: false, outcome: "{}" });
+    await ledger.settle("k", { ok: false, outcome: "{}" }, 60_000);
     expect(await ledger.read("k")).toEqual({ state: "failed", outcome: "{}" });
     expect(await ledger.claim("k", 1000, "third")).toBe("claimed");
-    await ledger.settle("k", { ok: true });
+    await ledger.settle("k", { ok: true }, 60_000);
     expect(await ledger.claim("k", 1000, "fourth")).toBe("relayed");
     expect(await ledger.read("other")).toEqual({ state: "unknown" });
   });
@@ -183,5 +182,52 @@ describe("the in-memory shared state", () => {
     expect(await ledger.read("k")).toEqual({ state: "in-flight" });
     await ledger.release("k", "mine");
     expect(await ledger.read("k")).toEqual({ state: "unknown" });
+  });
+});
+
+describe("the siteverify gate", () => {
+  /** A call that ends when the test says so, recording that it started. */
+  function heldCall(started: string[], name: string) {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    return { call: () => (started.push(name), ended.then(() => name)), end };
+  }
+
+  it("runs at most its capacity at once; a freed turn goes to the lowest rank, and to the newest among equals", async () => {
+    const gate = new CallGate(2);
+    const started: string[] = [];
+    const later = Date.now() + 60_000;
+    const a = heldCall(started, "a");
+    const b = heldCall(started, "b");
+    const running = [gate.run(0, later, a.call), gate.run(0, later, b.call)];
+    const waiters = [
+      ["flood-1", 5],
+      ["flood-2", 5],
+      ["person", 1],
+      ["flood-3", 5],
+    ].map(([name, rank]) => {
+      const held = heldCall(started, name as string);
+      return { held, done: gate.run(rank as number, later, held.call) };
+    });
+    expect(started).toEqual(["a", "b"]);
+    a.end();
+    await running[0];
+    expect(started).toEqual(["a", "b", "person"]);
+    b.end();
+    await running[1];
+    expect(started).toEqual(["a", "b", "person", "flood-3"]);
+    for (const { held } of waiters) held.end();
+    expect(await Promise.all(waiters.map(({ done }) => done))).toEqual(["flood-1", "flood-2", "person", "flood-3"]);
+  });
+
+  it("a call that gets no turn before its deadline is told so and never runs", async () => {
+    const gate = new CallGate(1);
+    const started: string[] = [];
+    const held = heldCall(started, "a");
+    const running = gate.run(0, Date.now() + 60_000, held.call);
+    expect(await gate.run(0, Date.now() + 20, async () => "b")).toBe("no turn");
+    held.end();
+    expect(await running).toBe("a");
+    expect(await gate.run(0, Date.now() + 20, async () => "c")).toBe("c");
   });
 });

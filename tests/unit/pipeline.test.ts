@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseSettings, withSigningSecret } from "~/server/settings.server";
-import { MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
+import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
 import { Signup } from "~/signup/pipeline.server";
 import { FallbackQuestions, NUMBER_WORDS, QUESTION_TTL_MS } from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
@@ -22,7 +23,10 @@ const FALLBACK = {
   title: "Falha ao enviar",
   description: "Não foi possível enviar seu cadastro agora. Tente novamente.",
 };
-const TOO_MANY = { title: "Muitas tentativas", description: "Aguarde um minuto e tente novamente." };
+const TOO_MANY = {
+  title: "Muitas tentativas",
+  description: "Recebemos muitos envios inválidos da sua conexão. Aguarde alguns minutos e tente novamente.",
+};
 
 const standIn = new StandIn();
 let logs: string[] = [];
@@ -51,8 +55,6 @@ function makeSignup(settings: Record<string, string> = {}): Signup {
       parseSettings({
         SIGNUP_SECRET: SECRET,
         WEBHOOK_URL: standIn.webhookUrl,
-        // These requests carry no client address: they all share the one bucket for unknown clients.
-        RATE_LIMIT_PER_MINUTE: "100000",
         ...settings,
       }),
     ),
@@ -373,7 +375,7 @@ describe("the fallback question", () => {
 
   it("an expired question → 'Pergunta expirada' and a new one", async () => {
     const signup = makeSignup();
-    const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit());
+    const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit(), "");
     const old = questions.ask(Date.now() - QUESTION_TTL_MS - 1);
     const { status, result } = await submit(signup, {
       email: "ana@exemplo.com.br",
@@ -386,7 +388,11 @@ describe("the fallback question", () => {
   });
 
   it("a question signed with another secret is not accepted", async () => {
-    const forged = new FallbackQuestions(new SignedTokens("another-secret-another-secret-000"), answersLimit()).ask();
+    const forged = new FallbackQuestions(
+      new SignedTokens("another-secret-another-secret-000"),
+      answersLimit(),
+      "",
+    ).ask();
     const { status } = await submit(makeSignup(), {
       email: "ana@exemplo.com.br",
       challengeToken: forged.token,
@@ -403,6 +409,17 @@ describe("the fallback question", () => {
       statuses.push((await submit(signup, { email, ...proof })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 400]);
+  });
+
+  it("without Redis, a question relayed before a restart is expired after it, never relayed again", async () => {
+    const beforeRestart = makeSignup();
+    const fields = { email: "ana@exemplo.com.br", ...answered(beforeRestart) };
+    expect((await submit(beforeRestart, fields)).status).toBe(200);
+    const afterRestart = makeSignup(); // the same kept secret, a new process's memory
+    const replayed = await submit(afterRestart, fields);
+    expect(replayed.status).toBe(400);
+    expect(replayed.result.notice.title).toBe("Pergunta expirada");
+    expect(standIn.received.webhook).toHaveLength(1);
   });
 
   it("with NOJS_CHALLENGE=off there is no question and an answer is no proof", async () => {
@@ -465,6 +482,38 @@ describe("bot trap", () => {
     expect(JSON.parse(logs[0]!)).toMatchObject({ outcome: "bot" });
   });
 
+  it("a time no secret of ours signed earns nothing a script could use: no fresh fields, no question", async () => {
+    const { status, result } = await submit(makeSignup(), {
+      email: "ana@exemplo.com.br",
+      hcaptchaToken: token(),
+      from__confirm: "1795484840395.not-signed-by-this-server-000000000000000000000",
+    });
+    expect(status).toBe(400);
+    expect(result).toEqual({
+      ok: false,
+      notice: {
+        title: "Página desatualizada",
+        description: "Este formulário não pode mais ser enviado. Recarregue a página e envie de novo.",
+      },
+      email: "ana@exemplo.com.br",
+      resetCaptcha: false,
+    });
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("a form this server signed too long ago gets fresh fields, good at once, and a new question", async () => {
+    const signup = makeSignup();
+    const old = new BotTrap(new SignedTokens(SECRET)).fields(Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1);
+    const fields = { email: "ana@exemplo.com.br", hcaptchaToken: token() };
+    const stale = await signup.handle(post({ ...pageFields({ botTrap: old }), ...fields }));
+    expect(stale.status).toBe(400);
+    expect(stale.result.notice.title).toBe("Página desatualizada");
+    expect(stale.result.question?.text).toMatch(/^Quanto é/);
+    const again = await signup.handle(post({ ...pageFields({ botTrap: stale.result.botTrap! }), ...fields }));
+    expect(again.status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+  });
+
   it("a post without the bot-trap fields is a bot too", async () => {
     const { result } = await makeSignup().handle(post({ email: "bot@exemplo.com", hcaptchaToken: token() }));
     expect(result.ok).toBe(true);
@@ -484,68 +533,97 @@ describe("bot trap", () => {
   });
 });
 
-describe("rate limits", () => {
-  it("a client behind a trusted proxy gets 5 attempts a minute, then 429; others are unaffected", async () => {
-    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
-    const from = (ip: string) => ({ "x-forwarded-for": `198.51.100.77, ${ip}` });
-    const statuses: number[] = [];
-    for (let attempt = 0; attempt < 6; attempt++) {
-      statuses.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, from("203.0.113.5"))).status);
+describe("limits that fit real networks", () => {
+  const from = (ip: string) => ({ "x-forwarded-for": `198.51.100.77, ${ip}` });
+  const verifying = (settings: Record<string, string> = {}) =>
+    makeSignup({
+      HCAPTCHA_SECRET: "0xsecret",
+      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+      TRUST_PROXY: "1",
+      ...settings,
+    });
+
+  it("sixty genuine sign-ups at once from one address (a carrier NAT) are all relayed", async () => {
+    const signup = verifying();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        submit(signup, { email: `vizinho${index}@exemplo.com.br`, hcaptchaToken: token() }, from("203.0.113.5")),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(60).fill(200));
+    expect(standIn.received.webhook).toHaveLength(60);
+  });
+
+  it(`an address's failures are limited: past ${FAILURES_PER_ADDRESS}, what would cost a verification is refused; other addresses are unaffected`, async () => {
+    const signup = verifying();
+    for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+      expect((await submit(signup, { email: "ana@", hcaptchaToken: token() }, from("203.0.113.5"))).status).toBe(400);
     }
-    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
     const limited = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.5"));
+    expect(limited.status).toBe(429);
     expect(limited.result).toMatchObject({ notice: TOO_MANY, email: "ana@exemplo.com.br" });
-    expect(
-      (await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"))).status,
-    ).toBe(200);
+    expect(standIn.received.siteverify).toHaveLength(0);
+    const other = await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"));
+    expect(other.status).toBe(200);
   });
 
-  it("without trusted proxies the socket's address is the client, whatever X-Forwarded-For says", async () => {
-    const signup = makeSignup({ RATE_LIMIT_PER_MINUTE: "5" });
+  it("200 forged tokens posted at once from one address cost at most the allowance in siteverify calls", async () => {
+    standIn.siteverify = { success: false };
+    const signup = verifying();
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        submit(signup, { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` }, from("203.0.113.9")),
+      ),
+    );
+    expect(standIn.received.siteverify.length).toBeLessThanOrEqual(FAILURES_PER_ADDRESS);
+    expect(standIn.received.siteverify.length).toBeGreaterThan(0);
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([400, 429]));
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+
+  it("without trusted proxies the socket's address is the sender, whatever X-Forwarded-For says", async () => {
+    const signup = verifying({ TRUST_PROXY: "0" });
     const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
-    const statuses: number[] = [];
-    for (let attempt = 0; attempt < 6; attempt++) {
-      statuses.push(
-        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`)))
-          .status,
-      );
+    for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+      await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`));
     }
-    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
-    expect(
-      (await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.6", "198.51.100.1"))).status,
-    ).toBe(400);
+    const fields = () => ({ email: "ana@exemplo.com.br", hcaptchaToken: token() });
+    expect((await submit(signup, fields(), peer("203.0.113.5", "198.51.100.200"))).status).toBe(429);
+    expect((await submit(signup, fields(), peer("203.0.113.6", "203.0.113.5"))).status).toBe(200);
   });
 
-  it("requests whose client cannot be told share one bucket: the limit fails closed", async () => {
-    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "5" });
-    const statuses: number[] = [];
-    for (const forwarded of ["", "garbage", "999.1.1.1", "", "not-an-ip", "::zz"]) {
-      statuses.push(
-        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
-      );
+  it("requests whose sender cannot be told share one allowance: the limit fails closed", async () => {
+    const signup = verifying();
+    const unreadable = ["", "garbage", "999.1.1.1", "not-an-ip", "::zz"];
+    for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+      await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": unreadable[attempt % 5]! });
     }
-    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    const answer = await submit(
+      signup,
+      { email: "ana@exemplo.com.br", hcaptchaToken: token() },
+      { "x-forwarded-for": "" },
+    );
+    expect(answer.status).toBe(429);
   });
 
-  it("one IPv6 /64 is one client, and spellings of one address are one client", async () => {
-    const signup = makeSignup({ TRUST_PROXY: "1", RATE_LIMIT_PER_MINUTE: "3" });
-    const statuses: number[] = [];
-    for (const forwarded of [
-      "2001:db8:1:2::1",
-      "2001:DB8:1:2:ffff:0:0:9",
-      "[2001:db8:1:2::7]:443",
-      "2001:db8:1:2::8",
-    ]) {
-      statuses.push(
-        (await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status,
-      );
+  it("one IPv6 /64 is one sender, and spellings of one address are one sender", async () => {
+    const signup = verifying();
+    const sixtyFour = ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443"];
+    const ipv4 = ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"];
+    for (const spellings of [sixtyFour, ipv4]) {
+      for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+        await submit(
+          signup,
+          { email: "ana@", hcaptchaToken: "" },
+          { "x-forwarded-for": spellings[attempt % spellings.length]! },
+        );
+      }
     }
-    expect(statuses).toEqual([400, 400, 400, 429]);
-    const ipv4: number[] = [];
-    for (const forwarded of ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"]) {
-      ipv4.push((await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": forwarded })).status);
-    }
-    expect(ipv4).toEqual([400, 400, 400, 429]);
+    const next = (forwarded: string) =>
+      submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() }, { "x-forwarded-for": forwarded });
+    expect((await next("2001:db8:1:2::8")).status).toBe(429);
+    expect((await next("203.0.113.9")).status).toBe(429);
+    expect((await next("2001:db8:1:3::1")).status).toBe(200);
   });
 
   it("the global relay ceiling protects the webhook with 429", async () => {
@@ -556,6 +634,26 @@ describe("rate limits", () => {
     }
     expect(statuses).toEqual([200, 200, 429]);
     expect(standIn.received.webhook).toHaveLength(2);
+  });
+});
+
+describe("one relay per address a day", () => {
+  it("the same address with a new captcha is answered success, in the same words, and not relayed again", async () => {
+    const signup = makeSignup();
+    const first = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
+    const second = await submit(signup, { email: "Ana@Exemplo.com.br", hcaptchaToken: token() });
+    expect(second).toEqual(first);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+    expect(JSON.parse(logs[1]!)).toMatchObject({ outcome: "known-email", status: 200 });
+  });
+
+  it("an address whose relay failed is relayed on the next try", async () => {
+    const signup = makeSignup();
+    standIn.webhook = { status: 503, text: "" };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
+    standIn.webhook = { status: 200 };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br", "ana@exemplo.com.br"]);
   });
 });
 

@@ -13,7 +13,7 @@ describe("the webhook's error text shown to visitors", () => {
     ["the path with a leading slash", "no route /webhook/5f1c-segredo-9a2b", "no route […]"],
     ["the path URL-encoded", "no route %2Fwebhook%2F5f1c-segredo-9a2b", "no route […]"],
     ["the path escaped as JSON does (\\/)", '{"error":"no route \\/webhook\\/5f1c-segredo-9a2b"}', "no route […]"],
-    ["the query value", "bad token abc123xyz", "bad token […]"],
+    ["the query's name and value", "bad token abc123xyz", "bad […]"],
     ["the host", "automacao.exemplo.com.br refused", "[…] refused"],
     ["any other URL", "see https://status.exemplo.org/x?y=1 for details", "see […] for details"],
     ["Make's accepted-but-failed", "Scenario failed.", "Scenario failed."],
@@ -46,6 +46,31 @@ describe("the webhook's error text shown to visitors", () => {
     expect(publicErrorText("hook v1 is gone; avoid v12", "https://x.exemplo.com/v1/abcdef")).toBe(
       "hook […] is gone; avoid v12",
     );
+  });
+
+  it("hides the whole query string: a bare key, a parameter's name and its value", () => {
+    expect(publicErrorText("unknown key SECRETKEY123", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
+      "unknown key […]",
+    );
+    expect(publicErrorText("no handler for ?SECRETKEY123", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
+      "no handler for […]",
+    );
+    expect(publicErrorText("missing s3cretname, got x9", "https://hooks.exemplo.com/h?s3cretname=x9")).toBe(
+      "missing […], got […]",
+    );
+  });
+
+  it("hides a path segment as a whole word, not inside other words", () => {
+    expect(publicErrorText("Webhook not found", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
+      "Webhook not found",
+    );
+    expect(publicErrorText("no hook here", "https://hooks.exemplo.com/hook")).toBe("no […] here");
+  });
+
+  it("hides the credentials of a Basic-auth webhook", () => {
+    expect(
+      publicErrorText("bad login n8nuser / Pa55-w0rd", "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/webhook/x"),
+    ).toBe("bad login […]");
   });
 
   it("cuts long text to 200 characters and drops a word the read may have split", () => {

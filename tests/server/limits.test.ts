@@ -1,0 +1,154 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAX_SITEVERIFY_IN_FLIGHT } from "~/signup/captcha.server";
+import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
+import type { RunningApp } from "../harness/app-server";
+import { solveQuestion } from "../harness/question-solver";
+import { startNginxBalancer } from "../harness/real-servers";
+import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp } from "../harness/signup-client";
+import { builtServerSuite } from "./suite";
+
+/**
+ * Limits that fit real networks, against the built server: a carrier-NAT
+ * address signs up freely, what fails is limited per address, siteverify
+ * keeps a bounded share of the instance, and an address is relayed once a day.
+ */
+
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  HCAPTCHA_SECRET: "0xsecret",
+  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+  TRUST_PROXY: "1",
+}));
+
+const SUCCESS = "Cadastro realizado!";
+const form = (email: string, hcaptchaToken: string) => ({ ...visitor(), email, hcaptchaToken });
+const send = (app: RunningApp, email: string, hcaptchaToken: string, client: string) =>
+  signUp(app.origin, form(email, hcaptchaToken), { client });
+
+describe("limit what fails, not what succeeds", () => {
+  it("60 genuine sign-ups from one IPv4 address (a carrier NAT) within a minute are all relayed", async () => {
+    const app = await start();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        send(app, `vizinho${index}@exemplo.com.br`, `P1_nat${index}`, "177.10.0.1"),
+      ),
+    );
+    expect(answers.map(({ status }) => status)).toEqual(Array(60).fill(200));
+    expect(new Set(standIn.relayedEmails()).size).toBe(60);
+  });
+
+  it("200 forged tokens posted at once from one address cost at most the allowance in siteverify calls", async () => {
+    const app = await start();
+    standIn.siteverify = { success: false };
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => send(app, `bot${index}@exemplo.com`, `forged-${index}`, "203.0.113.9")),
+    );
+    expect(standIn.received.siteverify.length).toBeGreaterThan(0);
+    expect(standIn.received.siteverify.length).toBeLessThanOrEqual(FAILURES_PER_ADDRESS);
+    expect(answers.filter(({ status }) => status === 429).length).toBeGreaterThanOrEqual(200 - FAILURES_PER_ADDRESS);
+    expect(answers.find(({ status }) => status === 429)!.result.notice.title).toBe("Muitas tentativas");
+    // A person behind another address is not touched by any of it.
+    standIn.siteverify = { success: true };
+    expect((await send(app, "pessoa@exemplo.com.br", "P1_pessoa", "203.0.113.10")).status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
+  it("a forged flood from 300 addresses with a slow siteverify keeps calls in flight under the cap, and a genuine visitor is verified in time", async () => {
+    const app = await start();
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-", delayMs: 600 };
+    let visitorAnswered = false;
+    let sent = 0;
+    const flooder = async (sender: number) => {
+      while (!visitorAnswered) {
+        sent += 1;
+        await send(app, `bot${sent}@exemplo.com`, `forged-${sent}`, `198.18.${sender >> 8}.${sender & 255}`);
+      }
+    };
+    const flood = Promise.all(Array.from({ length: 300 }, (_, sender) => flooder(sender)));
+    // The first turns are taken and the flood's first posts all wait for theirs.
+    await standIn.arrived("siteverify", 2 * MAX_SITEVERIFY_IN_FLIGHT);
+    const person = await send(app, "pessoa@exemplo.com.br", "genuine-1", "203.0.113.50");
+    visitorAnswered = true;
+    await flood;
+
+    expect(person.status).toBe(200);
+    expect(person.result.notice.title).toBe(SUCCESS);
+    expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
+    expect(standIn.siteverifyPeak).toBeGreaterThan(1);
+    expect(standIn.siteverifyPeak).toBeLessThanOrEqual(MAX_SITEVERIFY_IN_FLIGHT);
+  });
+});
+
+describe("one relay per address a day", () => {
+  it("the same e-mail with a new captcha the same day is answered success and relayed once", async () => {
+    const app = await start();
+    const first = await send(app, "ana@exemplo.com.br", "P1_primeiro", "203.0.113.1");
+    const second = await send(app, "ana@exemplo.com.br", "P1_segundo", "203.0.113.2");
+    expect(first).toEqual({ status: 200, result: expect.objectContaining({ ok: true }) });
+    // Nothing tells the second sender that the address is on the list.
+    expect(second).toEqual(first);
+    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+    expect(app.output()).toMatch(/"outcome":"known-email","status":200/);
+  });
+});
+
+describe("the fallback question across a restart without Redis", () => {
+  it("a question relayed before the restart cannot be replayed after it", async () => {
+    const data = await mkdtemp(join(tmpdir(), "restart-"));
+    // The kept secret survives the restart: the question's signature still checks out.
+    const env = { SIGNUP_SECRET: "", SIGNUPS_FILE: join(data, "signups.jsonl") };
+    const before = await start(env);
+    const page = await pageTokens(before.origin);
+    await afterMinimumTime(page);
+    const fields = {
+      ...pageFields(page),
+      email: "semjs@exemplo.com.br",
+      challengeToken: page.question!.token,
+      challengeAnswer: String(solveQuestion(page.question!.text)),
+    };
+    expect((await signUp(before.origin, fields)).status).toBe(200);
+    await before.stop();
+
+    const after = await start(env);
+    const replayed = await signUp(after.origin, fields);
+    expect(replayed.status).toBe(400);
+    expect(replayed.result.notice.title).toBe("Pergunta expirada");
+    expect(replayed.result.question?.text).toMatch(/^Quanto é/);
+    expect(standIn.relayedEmails()).toEqual(["semjs@exemplo.com.br"]);
+  });
+});
+
+describe("the shipped nginx configuration sheds floods", () => {
+  it("one address far over the limit gets 429 from nginx while another address signs up", async () => {
+    const instances = [await start(), await start()];
+    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    standIn.siteverify = { success: true, genuinePrefix: "P1_" };
+    try {
+      const flood = await Promise.all(
+        Array.from({ length: 600 }, async (_, index) => {
+          const response = await postSignup(balancer.origin, form(`bot${index}@exemplo.com`, `forged-${index}`), {
+            data: true,
+            from: "127.0.0.2",
+          });
+          return { status: response.status, text: await response.text() };
+        }),
+      );
+      const shed = flood.filter(({ status, text }) => status === 429 && text.includes("nginx"));
+      // 60 at once (the burst) and 10 a second reach the apps; the rest never do.
+      expect(shed.length).toBeGreaterThan(400);
+      expect(standIn.received.siteverify.length).toBeLessThan(200);
+
+      const person = await postSignup(balancer.origin, form("pessoa@exemplo.com.br", "P1_pessoa"), {
+        data: true,
+        from: "127.0.0.3",
+      });
+      expect(person.status).toBe(200);
+      expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
+    } finally {
+      await balancer.stop();
+    }
+  });
+});
