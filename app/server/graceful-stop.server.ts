@@ -22,6 +22,13 @@ export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 let signupsInFlight = 0;
 /** When the process will exit at the latest; null while it is not stopping. */
 let stopDeadline: number | null = null;
+/** Work a stop must also let finish (the queue's deliveries in flight). */
+const stopTasks: Array<() => Promise<void>> = [];
+
+/** Runs `task` when a stop begins; the process exits once it and the sign-ups are done, or at the drain's end. */
+export function onStop(task: () => Promise<void>): void {
+  stopTasks.push(task);
+}
 
 /**
  * Admits one sign-up, or refuses it (null) when a stop is under way and it
@@ -45,8 +52,10 @@ export function drainOnStop(): void {
       logEvent("shutdown", { signal, signupsInFlight });
       const deadline = Date.now() + DRAIN_LIMIT_MS;
       stopDeadline = deadline;
+      let tasksDone = false;
+      void Promise.allSettled(stopTasks.map((task) => task())).then(() => (tasksDone = true));
       const check = setInterval(() => {
-        if (signupsInFlight > 0 && Date.now() < deadline) return;
+        if ((signupsInFlight > 0 || !tasksDone) && Date.now() < deadline) return;
         clearInterval(check);
         // A short grace lets the last responses flush to their sockets.
         setTimeout(() => process.exit(0), 50);

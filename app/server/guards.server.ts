@@ -4,6 +4,15 @@ import { PEER_ADDRESS_HEADER } from "./client-address.server";
 import { drainOnStop } from "./graceful-stop.server";
 import { logError, logEvent } from "./log.server";
 
+/** A path answered before Remix: true when it answered, false to hand the request on. */
+export type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
+const earlyAnswers = new Map<string, EarlyAnswer>();
+
+/** Answers `path` before Remix when `answer` says so (what is not a page: /metrics). */
+export function answerBeforeRemix(path: string, answer: EarlyAnswer): void {
+  earlyAnswers.set(path, answer);
+}
+
 /** The methods the site answers; Remix cannot even build a Request for TRACE or TRACK. */
 const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /**
@@ -79,6 +88,7 @@ export function installServerPlumbing(): void {
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index"))) {
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
       }
+      if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       const routeId = url.searchParams.get("_data");
       if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId)) {
         return refuse(response, 400, "Requisição inválida.");

@@ -1,6 +1,14 @@
 import { fetch } from "undici";
 
-export type HttpAnswer = { status: number; statusText: string; ok: boolean; text: string; cut: boolean };
+export type HttpAnswer = {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  text: string;
+  cut: boolean;
+  /** The answer's Retry-After header, as sent. */
+  retryAfter: string | null;
+};
 
 /**
  * POSTs through undici, Node's own HTTP client, and never through the global
@@ -11,17 +19,30 @@ export type HttpAnswer = { status: number; statusText: string; ok: boolean; text
  */
 export async function postWithDeadline(
   url: string,
-  request: { contentType: string; body: string; timeoutMs: number; maxBodyBytes: number },
+  request: {
+    contentType: string;
+    body: string;
+    timeoutMs: number;
+    maxBodyBytes: number;
+    headers?: Record<string, string>;
+  },
 ): Promise<HttpAnswer> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": request.contentType },
+    headers: { ...request.headers, "content-type": request.contentType },
     body: request.body,
     redirect: "manual",
     signal: AbortSignal.timeout(request.timeoutMs),
   });
   const { text, cut } = await readSomeText(response.body as ReadableStream<Uint8Array> | null, request.maxBodyBytes);
-  return { status: response.status, statusText: response.statusText, ok: response.ok, text, cut };
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    ok: response.ok,
+    text,
+    cut,
+    retryAfter: response.headers.get("retry-after"),
+  };
 }
 
 async function readSomeText(

@@ -1,12 +1,17 @@
+import { createDelivery } from "~/delivery/delivery.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
+import { answerBeforeRemix } from "./guards.server";
+import { Metrics } from "./metrics.server";
 import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings.server";
 
 /**
  * The server's services, built once from the validated settings when the
  * build is imported (before remix-serve listens): the site's identity, the
- * shared state (memory, or Redis with REDIS_URL) and the sign-up pipeline.
+ * shared state (memory, or Redis with REDIS_URL), where sign-ups go (the
+ * webhook now or through the queue, or the local file), the pipeline and
+ * the metrics.
  */
 export const settings = loadSettings();
 
@@ -16,8 +21,14 @@ export const site = {
   captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
 };
 
+const metrics = new Metrics();
+answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
+
 const state = settings.REDIS_URL
   ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE })
   : memoryState();
 
-export const signup = orExitOnConfigError(() => new Signup(withSigningSecret(settings), state));
+export const signup = orExitOnConfigError(
+  () =>
+    new Signup(withSigningSecret(settings), state, createDelivery(settings, metrics), (code) => metrics.signup(code)),
+);

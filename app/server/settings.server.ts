@@ -84,10 +84,18 @@ const schema = z
     REDIS_URL: z
       .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL (credentials in the URL)" })
       .optional(),
+    RELAY_MODE: z.enum(["direct", "queued"], { error: "must be 'direct' or 'queued'" }).default("direct"),
+    RELAY_RETRY_HOURS: wholeNumber(1, 720).default(72),
+    WEBHOOK_SIGNING_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
+    METRICS_TOKEN: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
   })
   .refine((values) => !values.REDIS_URL || values.SIGNUP_SECRET, {
     path: ["SIGNUP_SECRET"],
     error: "must be set when REDIS_URL is: every instance must sign the forms with the same secret",
+  })
+  .refine((values) => values.RELAY_MODE !== "queued" || (values.REDIS_URL && values.WEBHOOK_URL), {
+    path: ["RELAY_MODE"],
+    error: "queued needs REDIS_URL (the queue lives in Redis) and WEBHOOK_URL (where it delivers)",
   });
 
 export type Settings = z.infer<typeof schema> & { SIGNUP_SOURCE: string };

@@ -1,5 +1,5 @@
 import { content } from "~/content";
-import type { RelayOutcome } from "./relay.server";
+import type { RelayOutcome } from "~/delivery/relay.server";
 import type { Notice } from "./result";
 
 /** Refusals that carry no data: the pipeline returns them as `{ code }`. */
@@ -27,7 +27,8 @@ export type PlainCode =
  */
 export type SignupOutcome =
   /** `known-email`: the address was relayed in the last day; answered like a first relay, so nobody learns who is listed. */
-  | { code: "relayed" | "replay" | "known-email" }
+  /** `queued`: held durably in Redis, which the queue's workers deliver from. */
+  | { code: "relayed" | "queued" | "replay" | "known-email" }
   /** A bot is answered as if it succeeded, so it learns nothing. */
   | { code: "bot"; detail: string }
   | { code: "unreadable"; status: number; detail: string }
@@ -62,7 +63,7 @@ const FIXED = new Map(
   ANSWERS.flatMap(([codes, status, notice]) => codes.map((code) => [code, { status, notice }] as const)),
 );
 
-const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "replay", "known-email", "bot"]);
+const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "queued", "replay", "known-email", "bot"]);
 
 /** What the visitor did wrong, or a bot did: posts that cost their address some of its failure allowance. */
 const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
@@ -90,6 +91,7 @@ export function isVisitorFailure(outcome: SignupOutcome): boolean {
 export function answerFor(outcome: SignupOutcome, siteName: string): { status: number; notice: Notice } {
   switch (outcome.code) {
     case "relayed":
+    case "queued":
     case "replay":
     case "known-email":
     case "bot":
@@ -108,6 +110,8 @@ export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): Sign
   if (outcome.kind === "status") {
     return { code: "webhook-status", status: outcome.status, statusText: outcome.statusText, text: outcome.text };
   }
+  // Nothing was acknowledged: the visitor sends again once Redis is back.
+  if (outcome.kind === "queue") return { code: "store-unavailable", detail: `queue: ${outcome.reason}` };
   return { code: outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: outcome.reason };
 }
 

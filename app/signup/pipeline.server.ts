@@ -23,12 +23,11 @@ import {
   QUESTION_RELAYS_PER_MINUTE,
   QUESTION_TTL_MS,
 } from "./question.server";
-import { webhookRelay, type Relay } from "./relay.server";
+import type { Delivery } from "~/delivery/delivery.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
 import { SignedTokens } from "./signed-tokens.server";
-import { SignupSink } from "./sink.server";
 
 export type SignupResponse = { status: number; result: SignupResult };
 
@@ -55,12 +54,14 @@ type Candidate = {
   remoteIp: string | null;
   /** What the sender is limited by: its IPv4 address, its IPv6 /64, or the bucket of unknown senders. */
   address: string;
+  /** The submission's stable id: its ledger key, the queue's job id, the webhook's Idempotency-Key. */
+  key: string;
   userAgent: string;
   ts: string;
 };
 
 /** How a submission's verification and relay ended; shared with every duplicate that waited on it. */
-type Attempt = { ok: true; knownEmail?: boolean } | { ok: false; outcome: SignupOutcome };
+type Attempt = { ok: true; queued?: boolean; knownEmail?: boolean } | { ok: false; outcome: SignupOutcome };
 
 /** One request's way through the pipeline: what the answer needs besides the outcome. */
 type Visit = {
@@ -91,8 +92,6 @@ type Visit = {
  * live in `state`: this process's memory, or Redis shared by every instance.
  */
 export class Signup {
-  private readonly relay: Relay;
-  private readonly sink: SignupSink | null;
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
   private readonly questions: FallbackQuestions | null;
@@ -109,9 +108,10 @@ export class Signup {
   constructor(
     private readonly settings: SignedSettings,
     private readonly state: SharedState,
+    private readonly delivery: Delivery,
+    /** Told each outcome (for /metrics). */
+    private readonly onOutcome: (code: SignupOutcome["code"]) => void = () => {},
   ) {
-    this.sink = settings.WEBHOOK_URL ? null : new SignupSink(settings.SIGNUPS_FILE);
-    this.relay = this.sink?.append ?? webhookRelay(settings.WEBHOOK_URL!);
     const tokens = new SignedTokens(settings.SIGNUP_SECRET);
     this.botTrap = new BotTrap(tokens);
     this.captcha = settings.HCAPTCHA_SECRET
@@ -184,8 +184,8 @@ export class Signup {
   }
 
   /** Whether sign-ups can be taken now: a webhook is not probed, the local file is. */
-  async healthy(): Promise<boolean> {
-    return this.sink ? this.sink.healthy() : true;
+  healthy(): Promise<boolean> {
+    return this.delivery.healthy();
   }
 
   /** Readiness of the shared state (Redis answers, or memory). */
@@ -231,25 +231,25 @@ export class Signup {
     if (!("kind" in proof)) return proof;
 
     visit.captchaSpent = proof.kind === "captcha";
+    const key = ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`);
     const candidate: Candidate = {
       email,
       proof,
       remoteIp,
       address: clientKey(remoteIp),
+      key,
       userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
       ts: new Date().toISOString(),
     };
-    const once = await this.replays.once(ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`), () =>
-      this.verifyAndRelay(candidate, visit),
-    );
+    const once = await this.replays.once(key, () => this.verifyAndRelay(candidate, visit));
     // Nothing was verified or relayed here: the visitor's proof is still good for a retry.
     if (once.kind === "unavailable") {
       visit.captchaSpent = false;
       return { code: "store-unavailable", detail: once.why };
     }
-    if (once.outcome.ok)
-      return { code: once.duplicate ? "replay" : once.outcome.knownEmail ? "known-email" : "relayed" };
-    return once.outcome.outcome;
+    if (!once.outcome.ok) return once.outcome.outcome;
+    if (once.duplicate) return { code: "replay" };
+    return { code: once.outcome.knownEmail ? "known-email" : once.outcome.queued ? "queued" : "relayed" };
   }
 
   /** The proof the post carries, or why it carries none. */
@@ -317,7 +317,7 @@ export class Signup {
    * The first relay of the day for this address: spends the budgets (the
    * question's own, then the ceiling that protects the automation), then relays.
    */
-  private async relayOnce({ email, proof, userAgent, ts }: Candidate, deadline: number): Promise<Attempt> {
+  private async relayOnce({ email, proof, key, userAgent, ts }: Candidate, deadline: number): Promise<Attempt> {
     if (proof.kind === "question") {
       const { verdict } = await this.questionRelays.take("all");
       if (verdict !== "allowed") {
@@ -325,19 +325,20 @@ export class Signup {
         return { ok: false, outcome: { code } };
       }
     }
-    if ((await this.relayCeiling.take("all")).verdict !== "allowed") {
+    if (!this.delivery.queued && (await this.relayCeiling.take("all")).verdict !== "allowed") {
       return { ok: false, outcome: { code: "rate-limited-relay-ceiling" } };
     }
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
-    const outcome = await this.relay(submission, deadline - Date.now());
-    return outcome.ok ? { ok: true } : { ok: false, outcome: relayFailure(outcome) };
+    const outcome = await this.delivery.relay(submission, { key, timeoutMs: deadline - Date.now() });
+    return outcome.ok ? { ok: true, queued: outcome.queued } : { ok: false, outcome: relayFailure(outcome) };
   }
 
   /** The status and result the visitor gets, and the sign-up's one log line. */
   private answer(outcome: SignupOutcome, visit: Visit): SignupResponse {
     const ok = isSuccess(outcome);
     const { status, notice } = answerFor(outcome, this.settings.SITE_NAME);
+    this.onOutcome(outcome.code);
     logEvent("signup", {
       ...logFieldsOf(outcome),
       status,

@@ -6,7 +6,8 @@ export type TokenPurpose = "bot-trap" | "question";
 /**
  * Every token the server hands out and later reads back is signed here, with
  * HMAC-SHA256 under a key derived from SIGNUP_SECRET per purpose: the bot
- * trap's "valid from" time and the fallback question. A token is readable
+ * trap's "valid from" time and the fallback question. (What the server signs
+ * for others, the webhook's requests, is signed below with a secret of its own.) A token is readable
  * text and its MAC, so any instance holding the same secret checks it without
  * shared state; `hidden` parts (a question's answer) are covered by the MAC
  * but never written into the token.
@@ -34,3 +35,14 @@ export class SignedTokens {
 
 /** The shape of every MAC `SignedTokens` writes. */
 export const MAC_PATTERN = "[A-Za-z0-9_-]{43}";
+
+/**
+ * The `X-Signup-Signature` of one webhook request, Stripe's scheme:
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` under
+ * WEBHOOK_SIGNING_SECRET, so the automation can prove the sender and refuse
+ * an old request replayed.
+ */
+export function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${rawBody}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
+}

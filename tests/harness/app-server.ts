@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { waitForOk } from "./wait";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD = `${ROOT}build/index.js`;
 /** `npm start` without npm in between: remix-serve on the build, as the image runs it. */
 export const SERVE_COMMAND = [process.execPath, `${ROOT}node_modules/@remix-run/serve/dist/cli.js`, BUILD];

@@ -12,6 +12,10 @@ export type WebhookBehaviour = {
   reset?: boolean;
   /** Answer with this many bytes of body. */
   bodyBytes?: number;
+  /** Extra answer headers (Retry-After). */
+  headers?: Record<string, string>;
+  /** Answer the first attempt of every n-th submission (by Idempotency-Key) 503 instead. */
+  failFirstAttemptOfEvery?: number;
 };
 
 /** How the stand-in siteverify answers. */
@@ -23,7 +27,14 @@ export type SiteverifyBehaviour = {
   genuinePrefix?: string;
 };
 
-export type ReceivedWebhook = { headers: IncomingMessage["headers"]; raw: string; body: unknown };
+export type ReceivedWebhook = {
+  headers: IncomingMessage["headers"];
+  raw: string;
+  body: unknown;
+  /** When it arrived (Date.now()), and the status it was answered with (0: no answer). */
+  at: number;
+  status: number;
+};
 export type ReceivedSiteverify = { form: Record<string, string> };
 
 export const WEBHOOK_PATH = "/hooks/c0ffee-secret-path";
@@ -51,9 +62,17 @@ export class StandIn {
   private readonly arrivals = new EventEmitter();
   private webhookAnswersDone = 0;
 
+  /** Submissions (Idempotency-Keys) seen so far, for `failFirstAttemptOfEvery`. */
+  private readonly keysSeen = new Set<string>();
+
   /** The e-mail of every body the webhook received, in order. */
   relayedEmails(): string[] {
     return emailsOf(this.received);
+  }
+
+  /** The e-mail of every body the webhook accepted (2xx), once per Idempotency-Key: what an automation keeps. */
+  deliveredEmails(): string[] {
+    return deliveredOf(this.received);
   }
 
   /** Resolves once `kind` has received `count` requests in all (they may still be waiting for their answer). */
@@ -95,6 +114,7 @@ export class StandIn {
     this.bodyBytesSent = 0;
     this.webhookAnswersDone = 0;
     this.siteverifyPeak = 0;
+    this.keysSeen.clear();
   }
 
   async stop(): Promise<void> {
@@ -144,14 +164,28 @@ export class StandIn {
     } catch {
       body = null;
     }
-    this.received.webhook.push({ headers: request.headers, raw, body });
+    const hit: ReceivedWebhook = { headers: request.headers, raw, body, at: Date.now(), status: 0 };
+    this.received.webhook.push(hit);
     this.arrivals.emit("webhook");
+    const key = String(request.headers["idempotency-key"] ?? "");
+    const firstAttempt = !this.keysSeen.has(key);
+    this.keysSeen.add(key);
+    if (
+      behaviour.failFirstAttemptOfEvery &&
+      firstAttempt &&
+      this.keysSeen.size % behaviour.failFirstAttemptOfEvery === 0
+    ) {
+      hit.status = 503;
+      response.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end("Service Unavailable");
+      return;
+    }
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
     if (response.destroyed) return;
     if (behaviour.reset) {
       request.socket.destroy();
       return;
     }
+    hit.status = behaviour.status;
     if (behaviour.bodyBytes) {
       response.writeHead(behaviour.status, { "content-type": "text/plain" });
       const chunk = Buffer.alloc(64 * 1024, "x");
@@ -165,7 +199,7 @@ export class StandIn {
       response.end();
       return;
     }
-    response.writeHead(behaviour.status, { "content-type": "text/plain; charset=utf-8" });
+    response.writeHead(behaviour.status, { "content-type": "text/plain; charset=utf-8", ...behaviour.headers });
     response.end(behaviour.text ?? "");
   }
 
@@ -189,6 +223,16 @@ export class StandIn {
 
 function emailsOf(received: StandIn["received"]): string[] {
   return received.webhook.map((hit) => (hit.body as { email: string }).email);
+}
+
+function deliveredOf(received: StandIn["received"]): string[] {
+  const delivered = new Map<string, string>();
+  for (const hit of received.webhook) {
+    const key = String(hit.headers["idempotency-key"] ?? hit.raw);
+    if (hit.status >= 200 && hit.status < 300 && !delivered.has(key))
+      delivered.set(key, (hit.body as { email: string }).email);
+  }
+  return [...delivered.values()];
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -245,6 +289,10 @@ export class StandInClient {
 
   async relayedEmails(): Promise<string[]> {
     return emailsOf(await this.received());
+  }
+
+  async deliveredEmails(): Promise<string[]> {
+    return deliveredOf(await this.received());
   }
 
   private async send(method: string, path: string, body?: unknown): Promise<void> {

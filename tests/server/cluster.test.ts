@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
-import { startNginxBalancer, startRedis, type RunningRedis } from "../harness/real-servers";
+import { startNginxBalancer, startRedis } from "../harness/real-servers";
 import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp } from "../harness/signup-client";
 import { answers, until } from "../harness/wait";
 import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite } from "./suite";
+import { builtServerSuite, redisPerFile } from "./suite";
 
 /**
  * Several instances of the built server sharing a real redis-server act as
@@ -15,17 +15,7 @@ import { builtServerSuite } from "./suite";
  * answer, never a crash or a second relay.
  */
 
-let redis: RunningRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
-beforeEach(async () => {
-  // Each test starts from an empty Redis, as a fresh deployment would.
-  await redis.cli("FLUSHALL");
-});
+const redis = redisPerFile();
 
 const { standIn, start, visitor } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
@@ -33,7 +23,7 @@ const { standIn, start, visitor } = builtServerSuite((standIn) => ({
   HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
   // The relay ceiling has a test of its own; here it would only slow the flows down.
   RELAY_LIMIT_PER_SECOND: "100000",
-  REDIS_URL: redis.url,
+  REDIS_URL: redis().url,
 }));
 
 /** `count` instances on one Redis, with one SIGNUP_SECRET. */
@@ -218,14 +208,14 @@ describe("while Redis is away", () => {
     const running = flow(origins, () => redisIsBack, "fluxo");
 
     await until(() => running.answered.length >= 20, { what: "sign-ups flowing" });
-    await redis.kill();
+    await redis().kill();
     await until(() => running.answered.filter((answer) => answer.status === 503).length >= 5, {
       what: "sign-ups meeting the outage",
     });
     const readinessAway = await readiness(origins);
     const livenessAway = await Promise.all(origins.map(async (origin) => (await fetch(`${origin}/healthz`)).status));
     const pageAway = (await fetch(`${origins[0]}/`)).status;
-    await redis.restart();
+    await redis().restart();
     await allReady(origins);
     redisIsBack = true;
     const during = await running.done;
@@ -274,14 +264,14 @@ describe("while Redis is away", () => {
   it("a Redis that stops answering costs a sign-up its short timeout, not a hang, and the same sign-up succeeds once it answers", async () => {
     const [app] = await startInstances(1);
     const fields = filledForm("lenta@exemplo.com.br", "P1_slow");
-    redis.freeze();
+    redis().freeze();
     try {
       const answer = await send(app!.origin, fields);
       expect(answer).toMatchObject({ status: 503, title: "Cadastro indisponível no momento" });
       expect(await answers(`${app!.origin}/readyz`, 503)).toBe(true);
       expect(await answers(`${app!.origin}/`)).toBe(true);
     } finally {
-      redis.thaw();
+      redis().thaw();
     }
     await allReady([app!.origin]);
     expect(await send(app!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });

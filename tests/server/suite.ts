@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
 import { visitorFields } from "../harness/signup-client";
+import { startRedis, type RunningRedis } from "../harness/real-servers";
 import { StandIn } from "../harness/stand-in";
 
 /** The SIGNUP_SECRET every server of a suite gets unless a test says otherwise. */
@@ -35,4 +36,22 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
   }
 
   return { standIn, start, visitor: () => visitorFields(SUITE_SECRET) };
+}
+
+/**
+ * One redis-server for a test file, emptied before each test as a fresh
+ * deployment would find it; call the returned function for the running server.
+ */
+export function redisPerFile(): () => RunningRedis {
+  let redis: RunningRedis | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    await redis!.cli("FLUSHALL");
+  });
+  return () => redis!;
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { createDelivery } from "~/delivery/delivery.server";
 import { parseSettings, withSigningSecret } from "~/server/settings.server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
@@ -49,17 +50,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeSignup(settings: Record<string, string> = {}): Signup {
-  return new Signup(
-    withSigningSecret(
-      parseSettings({
-        SIGNUP_SECRET: SECRET,
-        WEBHOOK_URL: standIn.webhookUrl,
-        ...settings,
-      }),
-    ),
-    memoryState(),
-  );
+function makeSignup(values: Record<string, string> = {}): Signup {
+  const settings = parseSettings({ SIGNUP_SECRET: SECRET, WEBHOOK_URL: standIn.webhookUrl, ...values });
+  return new Signup(withSigningSecret(settings), memoryState(), createDelivery(settings));
 }
 
 /** The fields the rendered form sends, with the bot trap's of a visitor who took a person's time. */
@@ -257,14 +250,17 @@ describe("webhook faults", () => {
     expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
   });
 
-  it("a failed relay can be retried with the same proof (nothing was delivered)", async () => {
+  it("a failed relay can be retried with the same proof, under the same Idempotency-Key", async () => {
     const signup = makeSignup();
     const captcha = token();
     standIn.webhook = { status: 503, text: "" };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
     standIn.webhook = { status: 200 };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    expect(standIn.received.webhook).toHaveLength(2);
+    const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(keys[1]).toBe(keys[0]);
   });
 });
 

@@ -13,7 +13,7 @@ import {
   withSigningSecret,
 } from "~/server/settings.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
-import { WEBHOOK_TIMEOUT_MS } from "~/signup/relay.server";
+import { WEBHOOK_TIMEOUT_MS } from "~/delivery/webhook.server";
 import { REDIS_TIMEOUT_MS } from "~/state/redis-state.server";
 
 describe("settings", () => {
@@ -66,6 +66,19 @@ describe("settings", () => {
     );
   });
 
+  it("queues sign-ups only with Redis to hold them and a webhook to deliver to", () => {
+    const needs =
+      "Invalid configuration: RELAY_MODE queued needs REDIS_URL (the queue lives in Redis) and WEBHOOK_URL (where it delivers)";
+    const redis = { REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "s".repeat(32) };
+    expect(() =>
+      parseSettings({ RELAY_MODE: "queued", WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x" }),
+    ).toThrowError(needs);
+    expect(() => parseSettings({ RELAY_MODE: "queued", ...redis })).toThrowError(needs);
+    const queued = parseSettings({ RELAY_MODE: "queued", WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x", ...redis });
+    expect(queued).toMatchObject({ RELAY_MODE: "queued", RELAY_RETRY_HOURS: 72 });
+    expect(parseSettings({}).RELAY_MODE).toBe("direct");
+  });
+
   it("derives the source slug from the site name", () => {
     expect(parseSettings({ SITE_NAME: "Minha Previdência" }).SIGNUP_SOURCE).toBe("minha-previdencia-landing");
     expect(slugify("  Ação & Cia.  ")).toBe("acao-cia");
@@ -92,6 +105,10 @@ describe("settings", () => {
     ["HCAPTCHA_VERIFY_URL", "https://verify.exemplo.com:6000/", "HCAPTCHA_VERIFY_URL uses a port that fetch refuses"],
     ["TRUST_PROXY", "-1", "TRUST_PROXY must be a whole number from 0 to 10"],
     ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
+    ["RELAY_MODE", "later", "RELAY_MODE must be 'direct' or 'queued'"],
+    ["RELAY_RETRY_HOURS", "0", "RELAY_RETRY_HOURS must be a whole number from 1 to 720"],
+    ["WEBHOOK_SIGNING_SECRET", "curto", "WEBHOOK_SIGNING_SECRET must be at least 16 characters"],
+    ["METRICS_TOKEN", "curto", "METRICS_TOKEN must be at least 16 characters"],
   ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
     expect(() => parseSettings({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publicErrorText } from "~/signup/webhook-error-text.server";
+import { publicErrorText } from "~/delivery/webhook-error-text.server";
 
 const WEBHOOK = "https://automacao.exemplo.com.br/webhook/5f1c-segredo-9a2b?token=abc123xyz";
 

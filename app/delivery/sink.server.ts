@@ -86,7 +86,7 @@ export class SignupSink {
         this.lastFailedWriteAt = null;
         this.health = null;
       }
-      return { ok: true };
+      return { ok: true, queued: false };
     } catch (error) {
       // No partial line may stay behind for the next one to be glued onto.
       if (sizeBefore !== undefined) await handle.truncate(sizeBefore).catch(() => {});

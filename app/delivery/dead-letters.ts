@@ -1,0 +1,70 @@
+/**
+ * Lists, re-queues and drops dead-lettered sign-ups (RELAY_MODE=queued):
+ * those the webhook refused as configured (a 4xx) or that outlived
+ * RELAY_RETRY_HOURS. Built to build/dead-letters.js, so it runs inside the
+ * image, which has no npm:
+ *
+ *   docker exec prevly node build/dead-letters.js list
+ *   docker exec prevly node build/dead-letters.js retry <id>|--all
+ *   docker exec prevly node build/dead-letters.js drop <id>|--all
+ *
+ * It reads REDIS_URL (and SIGNUP_SOURCE, SIGNUP_SECRET) from the environment
+ * the server runs with. Exit codes: 0 done, 1 failed, 2 wrong usage.
+ */
+import { ConfigError, parseSettings } from "~/server/settings.server";
+import { DeliveryQueue } from "./queue.server";
+
+const USAGE = "usage: node build/dead-letters.js list | retry <id>|--all | drop <id>|--all";
+/** How long the command waits for Redis before it gives up. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+async function main(args: string[]): Promise<number> {
+  const [command, target] = args;
+  if (command !== "list" && !((command === "retry" || command === "drop") && target)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const settings = parseSettings(process.env);
+  if (!settings.REDIS_URL) throw new ConfigError("REDIS_URL is not set: there is no queue to read");
+  const queue = new DeliveryQueue({ redisUrl: settings.REDIS_URL, prefix: settings.SIGNUP_SOURCE });
+  try {
+    await Promise.race([
+      queue.queue.waitUntilReady(),
+      new Promise((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`Redis did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+          CONNECT_TIMEOUT_MS,
+        ).unref(),
+      ),
+    ]);
+    const letters = await queue.deadLetters();
+    if (command === "list") {
+      if (letters.length === 0) console.log("no dead-lettered sign-ups");
+      for (const job of letters) {
+        const failedAt = new Date(job.finishedOn ?? job.timestamp).toISOString();
+        console.log(
+          [job.id, failedAt, `${job.attemptsMade} attempts`, job.failedReason, job.data.submission.email].join("  "),
+        );
+      }
+      return 0;
+    }
+    const ids = target === "--all" ? letters.map((job) => job.id!) : [target!];
+    let done = 0;
+    for (const id of ids) {
+      if (await (command === "retry" ? queue.requeue(id) : queue.drop(id))) done += 1;
+      else console.error(`no dead-lettered sign-up ${id}`);
+    }
+    console.log(`${command === "retry" ? "re-queued" : "dropped"} ${done} of ${ids.length}`);
+    return done === ids.length ? 0 : 1;
+  } finally {
+    await queue.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,45 @@
+import { onStop } from "~/server/graceful-stop.server";
+import type { Metrics } from "~/server/metrics.server";
+import type { Settings } from "~/server/settings.server";
+import { DeliveryQueue } from "./queue.server";
+import { directRelay, type Relay } from "./relay.server";
+import { SignupSink } from "./sink.server";
+import { resultOf, WebhookClient } from "./webhook.server";
+
+/** Where verified sign-ups go. */
+export type Delivery = {
+  relay: Relay;
+  /** Whether sign-ups can be taken now: the local file is writable (a webhook is not probed). */
+  healthy: () => Promise<boolean>;
+  /** Sign-ups are queued: the automation's rate is kept by the queue's workers, not at acceptance. */
+  queued: boolean;
+};
+
+/**
+ * From the settings: without WEBHOOK_URL, the local JSON-lines file; with it,
+ * the webhook now (RELAY_MODE=direct) or through the queue (queued), whose
+ * workers start here and stop with the server.
+ */
+export function createDelivery(settings: Settings, metrics?: Metrics): Delivery {
+  if (!settings.WEBHOOK_URL) {
+    const sink = new SignupSink(settings.SIGNUPS_FILE);
+    return { relay: sink.append, healthy: () => sink.healthy(), queued: false };
+  }
+  const onDelivered = (latencyMs: number) => metrics?.delivered(latencyMs);
+  const webhook = new WebhookClient(settings.WEBHOOK_URL, settings.WEBHOOK_SIGNING_SECRET, (answer) =>
+    metrics?.attempt(resultOf(answer)),
+  );
+  const healthy = async () => true;
+  if (settings.RELAY_MODE === "direct") return { relay: directRelay(webhook, onDelivered), healthy, queued: false };
+
+  const queue = new DeliveryQueue({ redisUrl: settings.REDIS_URL!, prefix: settings.SIGNUP_SOURCE });
+  queue.start({
+    webhook,
+    retryWindowMs: settings.RELAY_RETRY_HOURS * 60 * 60 * 1000,
+    ratePerSecond: settings.RELAY_LIMIT_PER_SECOND,
+    onDelivered,
+  });
+  metrics?.watch(queue);
+  onStop(() => queue.stop());
+  return { relay: queue.relay, healthy, queued: true };
+}

@@ -1,0 +1,109 @@
+import { failureReason, postWithDeadline } from "~/server/http-client.server";
+import { webhookSignature } from "~/signup/signed-tokens.server";
+import type { Submission } from "./relay.server";
+
+/** The longest the webhook may take to answer one request. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+/** Enough of an error answer to show its message; the rest is never downloaded. */
+const ERROR_BODY_BYTES = 4096;
+/** n8n's answer for a workflow switched off or being redeployed: a 404 worth retrying. */
+const N8N_NOT_REGISTERED = /webhook\b[^"]*"[^"]*" is not registered/i;
+
+/** What one POST to the webhook came to. */
+export type WebhookAnswer =
+  | { kind: "delivered" }
+  /** The webhook answered, but not with 2xx; `retryAfterMs` from its Retry-After header. */
+  | { kind: "status"; status: number; statusText: string; text: string; cut: boolean; retryAfterMs: number | null }
+  /** No answer: refused, reset or timed out. */
+  | { kind: "unreachable"; reason: string };
+
+/** How an answer is counted in /metrics: a bounded set of results. */
+export function resultOf(answer: WebhookAnswer): string {
+  if (answer.kind === "delivered") return "2xx";
+  if (answer.kind === "unreachable") return answer.reason === "timeout" ? "timeout" : "network";
+  if (answer.status === 429) return "429";
+  return `${Math.floor(answer.status / 100)}xx`;
+}
+
+/**
+ * Whether an answer is worth trying again: no answer, 408, 425, 429, 5xx, and
+ * n8n's "not registered" 404. Any other 4xx (and a redirect) is the
+ * webhook's configuration, which trying again will not change.
+ */
+export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): boolean {
+  if (answer.kind === "unreachable") return true;
+  const { status } = answer;
+  return (
+    status === 408 ||
+    status === 425 ||
+    status === 429 ||
+    status >= 500 ||
+    (status === 404 && N8N_NOT_REGISTERED.test(answer.text))
+  );
+}
+
+/**
+ * POSTs sign-ups to the automation's webhook, in both relay modes, with
+ * exactly the five fields as JSON and: `Idempotency-Key` (the submission's
+ * stable id, the same on every attempt and from every instance);
+ * `X-Signup-Signature` when a signing secret is set; and the URL's
+ * credentials (`https://user:password@host/…`, as n8n's Basic-auth webhooks
+ * take them) as an `Authorization: Basic` header, since a URL carrying them
+ * cannot be fetched.
+ */
+export class WebhookClient {
+  private readonly target: string;
+  private readonly authorization: string | null;
+
+  constructor(
+    /** The URL as configured, credentials included: what error texts must never show. */
+    readonly url: string,
+    private readonly signingSecret: string | undefined,
+    private readonly onAnswer: (answer: WebhookAnswer) => void = () => {},
+  ) {
+    const parsed = new URL(url);
+    const { username, password } = parsed;
+    this.authorization =
+      username || password
+        ? `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`
+        : null;
+    parsed.username = parsed.password = "";
+    this.target = parsed.href;
+  }
+
+  async post(submission: Submission, { key, timeoutMs }: { key: string; timeoutMs: number }): Promise<WebhookAnswer> {
+    const answer = await this.send(JSON.stringify(submission), key, Math.min(timeoutMs, WEBHOOK_TIMEOUT_MS));
+    this.onAnswer(answer);
+    return answer;
+  }
+
+  private async send(body: string, key: string, timeoutMs: number): Promise<WebhookAnswer> {
+    const headers: Record<string, string> = { "idempotency-key": key };
+    if (this.signingSecret) {
+      headers["x-signup-signature"] = webhookSignature(this.signingSecret, body, Math.floor(Date.now() / 1000));
+    }
+    if (this.authorization) headers.authorization = this.authorization;
+    try {
+      const answer = await postWithDeadline(this.target, {
+        contentType: "application/json",
+        body,
+        timeoutMs,
+        maxBodyBytes: ERROR_BODY_BYTES,
+        headers,
+      });
+      if (answer.ok) return { kind: "delivered" };
+      const { status, statusText, text, cut } = answer;
+      return { kind: "status", status, statusText, text, cut, retryAfterMs: retryAfterMs(answer.retryAfter) };
+    } catch (error) {
+      return { kind: "unreachable", reason: failureReason(error) };
+    }
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date, in milliseconds from now; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}

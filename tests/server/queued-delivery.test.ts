@@ -1,0 +1,232 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { DELIVERY_LOCK_MS } from "~/delivery/queue.server";
+import { ROOT, type RunningApp } from "../harness/app-server";
+import { startRedis } from "../harness/real-servers";
+import { signUp } from "../harness/signup-client";
+import type { ReceivedWebhook } from "../harness/stand-in";
+import { until } from "../harness/wait";
+import { builtServerSuite, redisPerFile, SUITE_SECRET } from "./suite";
+
+/**
+ * RELAY_MODE=queued against the built server on a real redis-server: a
+ * verified sign-up is acknowledged once it is in Redis, and the workers of
+ * every instance deliver it through outages, kills and restarts, exactly once
+ * per Idempotency-Key, or dead-letter it for ops.
+ */
+
+const redis = redisPerFile();
+
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  REDIS_URL: redis().url,
+  RELAY_MODE: "queued",
+  TRUST_PROXY: "1",
+}));
+
+const SUCCESS = "Cadastro realizado!";
+let visitors = 0;
+/** A visitor of an address of its own signs up with `email`. */
+const send = (app: RunningApp, email: string) =>
+  signUp(
+    app.origin,
+    { ...visitor(), email, hcaptchaToken: `P1_${email}` },
+    { client: `198.51.${++visitors >> 8}.${visitors & 255}` },
+  );
+
+/** Every request the webhook got for `email`. */
+const attemptsFor = (email: string): ReceivedWebhook[] =>
+  standIn.received.webhook.filter((hit) => (hit.body as { email: string }).email === email);
+
+/** Resolves once the webhook accepted `count` distinct submissions. */
+const delivered = (count: number, timeoutMs = 30_000) =>
+  until(() => standIn.deliveredEmails().length >= count, { what: `${count} deliveries`, timeoutMs });
+
+/** The dead-letter command as ops run it in the image: `node build/dead-letters.js …`. */
+async function deadLetters(...args: string[]): Promise<{ code: number; out: string }> {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    NODE_ENV: "production" as const,
+    REDIS_URL: redis().url,
+    SIGNUP_SECRET: SUITE_SECRET,
+  };
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}build/dead-letters.js`, ...args], { env });
+    return { code: 0, out: stdout.trim() };
+  } catch (failure) {
+    const { code, stdout, stderr } = failure as { code: number; stdout: string; stderr: string };
+    return { code, out: `${stdout}${stderr}`.trim() };
+  }
+}
+
+describe("queued delivery", () => {
+  it("a webhook down for 20 s while 200 sign-ups arrive on two instances: every visitor is answered 200, and each reaches the webhook exactly once, under one Idempotency-Key", async () => {
+    const [first, second] = await Promise.all([start(), start()]);
+    standIn.webhook = { status: 503, text: "Service Unavailable" };
+    const outageBegan = Date.now();
+    const emails = Array.from({ length: 200 }, (_, index) => `fila${index}@exemplo.com.br`);
+    const answers = await Promise.all(emails.map((email, index) => send(index % 2 ? first! : second!, email)));
+    expect(answers.map(({ status, result }) => [status, result.notice.title])).toEqual(
+      emails.map(() => [200, SUCCESS]),
+    );
+
+    // Down for 20 s, and until every sign-up has been tried and refused at least twice.
+    await until(() => Date.now() - outageBegan >= 20_000 && emails.every((email) => attemptsFor(email).length >= 2), {
+      what: "the outage",
+      timeoutMs: 60_000,
+    });
+    standIn.webhook = { status: 200, text: "ok" };
+    await delivered(200, 90_000);
+
+    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+    for (const email of emails) {
+      const attempts = attemptsFor(email);
+      expect(attempts.filter((hit) => hit.status === 200)).toHaveLength(1);
+      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+    }
+  }, 180_000);
+
+  it("an instance SIGKILLed with deliveries in flight: another instance delivers them", async () => {
+    const doomed = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 60_000 };
+    const emails = ["um@exemplo.com.br", "dois@exemplo.com.br", "tres@exemplo.com.br"];
+    for (const email of emails) expect((await send(doomed, email)).status).toBe(200);
+    await standIn.arrived("webhook", emails.length);
+    doomed.process.kill("SIGKILL");
+    standIn.webhook = { status: 200, text: "ok" };
+    await start();
+    // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
+    await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
+    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+  });
+
+  it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
+    const persistent = await startRedis({ persistent: true });
+    try {
+      const app = await start({ REDIS_URL: persistent.url });
+      standIn.webhook = { status: 503, text: "" };
+      const emails = Array.from({ length: 10 }, (_, index) => `espera${index}@exemplo.com.br`);
+      for (const email of emails) expect((await send(app, email)).status).toBe(200);
+      await until(() => emails.every((email) => attemptsFor(email).length >= 1), { what: "first attempts" });
+      await persistent.kill();
+      await persistent.restart();
+      standIn.webhook = { status: 200, text: "ok" };
+      await delivered(emails.length, 60_000);
+      expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+    } finally {
+      await persistent.stop();
+    }
+  });
+
+  it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
+    const app = await start();
+    standIn.webhook = { status: 429, text: "slow down", headers: { "Retry-After": "3" } };
+    await send(app, "paciente@exemplo.com.br");
+    await standIn.arrived("webhook");
+    standIn.webhook = { status: 200, text: "ok" };
+    await delivered(1);
+    const [refused, accepted] = attemptsFor("paciente@exemplo.com.br");
+    expect(accepted!.at - refused!.at).toBeGreaterThanOrEqual(3_000);
+  });
+
+  it("a 400 is dead-lettered on its first attempt, listed, re-queued by the command, and delivered", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "campo email ausente" };
+    await send(app, "recusada@exemplo.com.br");
+    await until(async () => (await deadLetters("list")).out.includes("recusada@exemplo.com.br"), {
+      what: "the dead-letter list",
+    });
+    expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(1);
+    const listed = await deadLetters("list");
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/^\S{43} {2}\S+Z {2}1 attempts {2}webhook answered 400 {2}recusada@exemplo\.com\.br$/);
+    expect(app.output()).toMatch(/"event":"delivery-dead-lettered".*configuration error of the webhook/);
+
+    standIn.webhook = { status: 200, text: "ok" };
+    const id = listed.out.split(" ")[0]!;
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
+    await delivered(1);
+    expect(standIn.deliveredEmails()).toEqual(["recusada@exemplo.com.br"]);
+    expect(await deadLetters("list")).toEqual({ code: 0, out: "no dead-lettered sign-ups" });
+    expect(await deadLetters("drop", id)).toMatchObject({ code: 1 });
+    expect(await deadLetters("purge")).toMatchObject({ code: 2 });
+  });
+
+  it("SIGTERM with deliveries in flight: they finish, the process exits 0, and nothing is delivered twice", async () => {
+    const app = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+    const emails = ["a@exemplo.com.br", "b@exemplo.com.br"];
+    for (const email of emails) await send(app, email);
+    await standIn.arrived("webhook", emails.length);
+    expect(await app.stop()).toBe(0);
+    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+    // A new worker finds nothing left to deliver: a later sign-up is the next thing it sends.
+    await send(await start(), "depois@exemplo.com.br");
+    await delivered(3);
+    expect(standIn.received.webhook.map((hit) => (hit.body as { email: string }).email).sort()).toEqual(
+      [...emails, "depois@exemplo.com.br"].sort(),
+    );
+  });
+
+  it("Redis away when a sign-up arrives: 503 'Cadastro indisponível', the e-mail kept, nothing acknowledged", async () => {
+    const app = await start();
+    redis().freeze();
+    try {
+      const { status, result } = await send(app, "agora-nao@exemplo.com.br");
+      expect(status).toBe(503);
+      expect(result).toMatchObject({ ok: false, email: "agora-nao@exemplo.com.br" });
+      expect(result.notice.title).toBe("Cadastro indisponível no momento");
+    } finally {
+      redis().thaw();
+    }
+    expect(standIn.received.webhook).toHaveLength(0);
+  });
+});
+
+describe("/metrics", () => {
+  const TOKEN = "metrics-token-0123456789";
+  const scrape = (app: RunningApp, token?: string) =>
+    fetch(`${app.origin}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  /** The value of one sample line, e.g. `signups_total{outcome="queued"}`. */
+  const sample = (text: string, name: string) =>
+    Number(new RegExp(`^${name.replace(/[{}]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+
+  it("is the site's 404 without METRICS_TOKEN, and without the token", async () => {
+    const unset = await start();
+    const withoutSetting = await scrape(unset, TOKEN);
+    expect(withoutSetting.status).toBe(404);
+    expect(await withoutSetting.text()).toContain("Oops! Page not found");
+    const app = await start({ METRICS_TOKEN: TOKEN });
+    expect((await scrape(app)).status).toBe(404);
+    expect((await scrape(app, "another-token-0123456789")).status).toBe(404);
+  });
+
+  it("shows sign-ups, attempts, delivery time and the queue, and they move as sign-ups go", async () => {
+    const app = await start({ METRICS_TOKEN: TOKEN });
+    standIn.webhook = { status: 503, text: "" };
+    await send(app, "medida@exemplo.com.br");
+    await standIn.arrived("webhook");
+    await until(
+      async () => sample(await (await scrape(app, TOKEN)).text(), 'signup_queue_jobs{state="delayed"}') === 1,
+      {
+        what: "the job waiting for its retry",
+      },
+    );
+    const during = await (await scrape(app, TOKEN)).text();
+    expect(sample(during, 'signups_total{outcome="queued"}')).toBe(1);
+    expect(sample(during, 'webhook_attempts_total{result="5xx"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(during, "signup_queue_oldest_undelivered_seconds")).toBeGreaterThan(0);
+    expect(sample(during, 'signup_queue_jobs{state="failed"}')).toBe(0);
+
+    standIn.webhook = { status: 200, text: "ok" };
+    await delivered(1);
+    await until(async () => sample(await (await scrape(app, TOKEN)).text(), "signup_delivery_seconds_count") === 1, {
+      what: "the delivery counted",
+    });
+    const after = await (await scrape(app, TOKEN)).text();
+    expect(sample(after, 'webhook_attempts_total{result="2xx"}')).toBe(1);
+    expect(sample(after, 'signup_queue_jobs{state="delayed"}')).toBe(0);
+    expect(sample(after, "signup_queue_oldest_undelivered_seconds")).toBe(0);
+  });
+});

@@ -1,0 +1,138 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, retryDelayMs } from "~/delivery/queue.server";
+import { directRelay, type Submission } from "~/delivery/relay.server";
+import { isRetryable, retryAfterMs, WebhookClient, type WebhookAnswer } from "~/delivery/webhook.server";
+import { parseSettings } from "~/server/settings.server";
+import { StandIn, WEBHOOK_PATH } from "../harness/stand-in";
+
+const standIn = new StandIn();
+beforeAll(async () => {
+  await standIn.start();
+});
+afterAll(async () => {
+  await standIn.stop();
+});
+beforeEach(() => standIn.reset());
+
+const SUBMISSION: Submission = {
+  email: "ana@exemplo.com.br",
+  hcaptchaToken: "P1_token",
+  source: "prevly-landing",
+  ts: "2026-11-23T12:00:00.000Z",
+  userAgent: "Mozilla/5.0",
+};
+const KEY = "tq0dk1Y0w4ZgB3cJx1b0y5mIkVtQ7rHnY2pL9sEaWfA";
+
+describe("every POST to the webhook", () => {
+  it("carries the five fields and the submission's Idempotency-Key, and no signature without a secret", async () => {
+    await new WebhookClient(standIn.webhookUrl, undefined).post(SUBMISSION, { key: KEY, timeoutMs: 1_000 });
+    const [hit] = standIn.received.webhook;
+    expect(hit!.body).toEqual(SUBMISSION);
+    expect(hit!.headers["idempotency-key"]).toBe(KEY);
+    expect(hit!.headers["x-signup-signature"]).toBeUndefined();
+    expect(hit!.headers.authorization).toBeUndefined();
+  });
+
+  it("is signed Stripe's way: the signature verifies with the secret and fails with another", async () => {
+    const secret = "whsec-0123456789abcdef";
+    const before = Math.floor(Date.now() / 1000);
+    await new WebhookClient(standIn.webhookUrl, secret).post(SUBMISSION, { key: KEY, timeoutMs: 1_000 });
+    const [hit] = standIn.received.webhook;
+    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit!.headers["x-signup-signature"]));
+    expect(match).not.toBeNull();
+    const [, t, v1] = match!;
+    expect(Number(t)).toBeGreaterThanOrEqual(before);
+    const sign = (key: string) => createHmac("sha256", key).update(`${t}.${hit!.raw}`).digest("hex");
+    expect(v1).toBe(sign(secret));
+    expect(v1).not.toBe(sign("another-secret-0123456789"));
+  });
+
+  it("sends credentials in the URL as Basic auth, never in the URL", async () => {
+    const url = new URL(standIn.webhookUrl);
+    url.username = "n8n";
+    url.password = "s3nh@:forte";
+    await new WebhookClient(url.href, undefined).post(SUBMISSION, { key: KEY, timeoutMs: 1_000 });
+    const [hit] = standIn.received.webhook;
+    expect(hit!.headers.authorization).toBe(`Basic ${Buffer.from("n8n:s3nh@:forte").toString("base64")}`);
+  });
+
+  it("in direct mode, an error answer names neither the credentials nor the path", async () => {
+    const url = new URL(standIn.webhookUrl);
+    url.username = "n8n";
+    url.password = "s3nh4forte";
+    standIn.webhook = { status: 401, text: `user n8n with s3nh4forte may not call ${WEBHOOK_PATH}` };
+    const relay = directRelay(new WebhookClient(url.href, undefined), () => {});
+    expect(await relay(SUBMISSION, { key: KEY, timeoutMs: 1_000 })).toEqual({
+      ok: false,
+      kind: "status",
+      status: 401,
+      statusText: "Unauthorized",
+      text: "user […] with […] may not call […]",
+    });
+  });
+});
+
+describe("what is tried again", () => {
+  const status = (code: number, text = ""): Exclude<WebhookAnswer, { kind: "delivered" }> => ({
+    kind: "status",
+    status: code,
+    statusText: "",
+    text,
+    cut: false,
+    retryAfterMs: null,
+  });
+
+  it.each([408, 425, 429, 500, 502, 503, 504, 524])("%i is retried", (code) => {
+    expect(isRetryable(status(code))).toBe(true);
+  });
+
+  it.each([301, 400, 401, 403, 404, 410, 413, 422])("%i is a configuration error, dead-lettered at once", (code) => {
+    expect(isRetryable(status(code))).toBe(false);
+  });
+
+  it("n8n's 'not registered' 404 (a workflow switched off or redeployed) is retried", () => {
+    const text = JSON.stringify({ code: 404, message: 'The requested webhook "POST abc-123" is not registered.' });
+    expect(isRetryable(status(404, text))).toBe(true);
+  });
+
+  it("no answer (timeout, refused, reset) is retried", () => {
+    expect(isRetryable({ kind: "unreachable", reason: "timeout" })).toBe(true);
+    expect(isRetryable({ kind: "unreachable", reason: "ECONNREFUSED" })).toBe(true);
+  });
+
+  it("reads Retry-After in seconds or as a date", () => {
+    const now = Date.parse("2026-11-23T12:00:00Z");
+    expect(retryAfterMs("3", now)).toBe(3_000);
+    expect(retryAfterMs("Mon, 23 Nov 2026 12:00:30 GMT", now)).toBe(30_000);
+    expect(retryAfterMs(null, now)).toBeNull();
+    expect(retryAfterMs("soon", now)).toBeNull();
+  });
+});
+
+describe("the backoff", () => {
+  it("starts within seconds, doubles with jitter, and is never more than an hour", () => {
+    const lowest = () => 0;
+    const highest = () => 1;
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, null, highest))).toEqual([1_000, 2_000, 4_000, 8_000]);
+    expect(retryDelayMs(1, null, lowest)).toBe(FIRST_RETRY_MS / 2);
+    expect(retryDelayMs(40, null, highest)).toBe(MAX_RETRY_INTERVAL_MS);
+    expect(retryDelayMs(40, null, lowest)).toBe(MAX_RETRY_INTERVAL_MS / 2);
+  });
+
+  it("never retries sooner than Retry-After asks (up to an hour)", () => {
+    expect(retryDelayMs(1, 3_000, () => 1)).toBe(3_000);
+    expect(retryDelayMs(1, 10 * MAX_RETRY_INTERVAL_MS, () => 1)).toBe(MAX_RETRY_INTERVAL_MS);
+  });
+
+  it("keeps trying for RELAY_RETRY_HOURS (72 by default): about 80 attempts", () => {
+    const windowMs = parseSettings({}).RELAY_RETRY_HOURS * 60 * 60 * 1000;
+    let elapsed = 0;
+    let attempts = 1;
+    while (elapsed + retryDelayMs(attempts, null, () => 1) <= windowMs)
+      elapsed += retryDelayMs(attempts++, null, () => 1);
+    expect(windowMs).toBe(72 * 60 * 60 * 1000);
+    expect(attempts).toBeGreaterThan(70);
+    expect(attempts).toBeLessThan(90);
+  });
+});
