@@ -16,6 +16,7 @@ import { startApp } from "../tests/harness/app-server";
 import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
+import { mapConcurrently } from "../tests/harness/wait";
 import { percentile, RIG_SECRET, startSignupRig, startStandInProcess } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
@@ -84,25 +85,21 @@ async function cluster(): Promise<string[]> {
       latencies.push(performance.now() - started);
     };
 
-    let next = 0;
     let killedAt = -1;
-    const worker = async () => {
-      for (let index = next++; index < TOTAL; index = next++) {
-        if (index === TOTAL / 2) {
-          killedAt = index;
-          doomed.process.kill("SIGKILL");
-        }
-        const email = `cluster-${tag}-${index}@exemplo.com.br`;
-        const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
-        // Visitors come from 250 addresses, as nginx's per-address limits expect of real ones.
-        const posts = [send(balancer.origin, email, fields, `127.1.0.${1 + (index % 250)}`)];
-        // A visitor's retry reaching another instance directly, at the same moment.
-        if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
-        await Promise.all(posts);
-      }
-    };
     const started = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await mapConcurrently(Array.from({ length: TOTAL }), CONCURRENCY, async (_, index) => {
+      if (index === TOTAL / 2) {
+        killedAt = index;
+        doomed.process.kill("SIGKILL");
+      }
+      const email = `cluster-${tag}-${index}@exemplo.com.br`;
+      const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
+      // Visitors come from 250 addresses, as nginx's per-address limits expect of real ones.
+      const posts = [send(balancer.origin, email, fields, `127.1.0.${1 + (index % 250)}`)];
+      // A visitor's retry reaching another instance directly, at the same moment.
+      if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
+      await Promise.all(posts);
+    });
     const seconds = (performance.now() - started) / 1000;
 
     const { webhook } = await new StandInClient(standIn.origin).received();

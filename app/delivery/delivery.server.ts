@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import { onStop } from "~/server/graceful-stop.server";
 import type { Metrics } from "~/server/metrics.server";
 import type { Settings } from "~/server/settings.server";
@@ -20,7 +21,13 @@ export type Delivery = {
  * the webhook now (RELAY_MODE=direct) or through the queue (queued), whose
  * workers start here and stop with the server.
  */
-export function createDelivery(settings: Settings, metrics?: Metrics): Delivery {
+export function createDelivery(
+  settings: Settings,
+  {
+    metrics,
+    redis,
+  }: { metrics?: Metrics; /** The shared state's client (RELAY_MODE=queued needs REDIS_URL). */ redis?: Redis } = {},
+): Delivery {
   if (!settings.WEBHOOK_URL) {
     const sink = new SignupSink(settings.SIGNUPS_FILE);
     return { relay: sink.append, healthy: () => sink.healthy(), queued: false };
@@ -32,7 +39,7 @@ export function createDelivery(settings: Settings, metrics?: Metrics): Delivery 
   const healthy = async () => true;
   if (settings.RELAY_MODE === "direct") return { relay: directRelay(webhook, onDelivered), healthy, queued: false };
 
-  const queue = new DeliveryQueue({ redisUrl: settings.REDIS_URL!, prefix: settings.SIGNUP_SOURCE });
+  const queue = new DeliveryQueue(redis!, settings.SIGNUP_SOURCE);
   queue.start({
     webhook,
     retryWindowMs: settings.RELAY_RETRY_HOURS * 60 * 60 * 1000,

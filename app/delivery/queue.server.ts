@@ -1,7 +1,6 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis } from "ioredis";
 import { logEvent } from "~/server/log.server";
-import { REDIS_TIMEOUT_MS } from "~/state/redis-state.server";
 import type { Relay, Submission } from "./relay.server";
 import { isRetryable, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookClient } from "./webhook.server";
 
@@ -57,11 +56,6 @@ function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string
   return answer.kind === "unreachable" ? `no answer (${answer.reason})` : `webhook answered ${answer.status}`;
 }
 
-/** ioredis options the queue and its workers share; BullMQ's workers block, so they may not give up on a command. */
-function connection(url: string, options: RedisOptions): Redis {
-  return new Redis(url, { retryStrategy: (attempt) => Math.min(100 * attempt, 2_000), ...options });
-}
-
 /**
  * Queued delivery (RELAY_MODE=queued) on BullMQ: a verified sign-up is
  * added durably to Redis before its visitor is answered, and workers in every
@@ -74,29 +68,22 @@ function connection(url: string, options: RedisOptions): Redis {
 export class DeliveryQueue {
   readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | null = null;
-  /** The queue's own connection, for the set of undelivered jobs. */
-  private readonly redis: Redis;
   /** Undelivered jobs by the time their window began: the oldest one's age is a metric. */
   private readonly undeliveredKey: string;
 
+  /**
+   * `redis`: the shared state's client in the server, whose commands fail fast
+   * while Redis is away, so a sign-up is never acknowledged that Redis did
+   * not take, and /readyz speaks for the queue too. `prefix`: the shared
+   * state's key prefix (SIGNUP_SOURCE).
+   */
   constructor(
-    private readonly options: {
-      redisUrl: string;
-      /** Key prefix, shared with the rest of the shared state (SIGNUP_SOURCE). */
-      prefix: string;
-    },
+    private readonly redis: Redis,
+    private readonly prefix: string,
   ) {
-    // Adding must fail fast when Redis is away: the visitor is then told, and nothing is acknowledged.
-    const producer = connection(options.redisUrl, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: REDIS_TIMEOUT_MS,
-    });
-    producer.on("error", () => undefined); // redis-state.server.ts logs the outages
-    this.redis = producer;
-    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: producer, prefix: options.prefix });
-    this.queue.on("error", () => undefined);
-    this.undeliveredKey = `${options.prefix}:${QUEUE_NAME}:undelivered`;
+    this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: redis, prefix });
+    this.queue.on("error", () => undefined); // redis-state.server.ts logs the outages
+    this.undeliveredKey = `${prefix}:${QUEUE_NAME}:undelivered`;
   }
 
   /** The relay of queued mode: answered once the job is in Redis. */
@@ -133,11 +120,15 @@ export class DeliveryQueue {
     ratePerSecond: number;
     onDelivered: (latencyMs: number) => void;
   }): void {
-    const { redisUrl, prefix } = this.options;
     const { retryWindowMs, ratePerSecond } = delivery;
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
-      connection: connection(redisUrl, { maxRetriesPerRequest: null }),
-      prefix,
+      // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
+      connection: this.redis.duplicate({
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        commandTimeout: undefined,
+      }),
+      prefix: this.prefix,
       concurrency: DELIVERY_CONCURRENCY,
       limiter: { max: ratePerSecond, duration: 1000 },
       lockDuration: DELIVERY_LOCK_MS,
@@ -208,7 +199,6 @@ export class DeliveryQueue {
 
   /** For a command that used the queue and is done: closes its connections. */
   async close(): Promise<void> {
-    await this.stop();
     await this.queue.close();
     this.redis.disconnect();
   }

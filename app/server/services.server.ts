@@ -24,11 +24,10 @@ export const site = {
 const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
 
-const state = settings.REDIS_URL
-  ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE })
-  : memoryState();
+const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
+const state = redis ?? memoryState();
+const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
 
 export const signup = orExitOnConfigError(
-  () =>
-    new Signup(withSigningSecret(settings), state, createDelivery(settings, metrics), (code) => metrics.signup(code)),
+  () => new Signup(withSigningSecret(settings), state, delivery, (code) => metrics.signup(code)),
 );

@@ -1,4 +1,5 @@
 import { postSignup, visitorFields } from "../../tests/harness/signup-client";
+import { mapConcurrently } from "../../tests/harness/wait";
 import { percentile, RIG_SECRET } from "./processes";
 
 export type SignupRun = {
@@ -19,24 +20,18 @@ export async function postSignups(origin: string, total: number, concurrency: nu
   const botTrap = visitorFields(RIG_SECRET);
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
-  let next = 0;
-
-  async function worker() {
-    for (let index = next++; index < total; index = next++) {
-      const started = performance.now();
-      const response = await postSignup(
-        origin,
-        { ...botTrap, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
-        { userAgent: "load-test", data: true },
-      );
-      await response.arrayBuffer();
-      latencies.push(performance.now() - started);
-      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-    }
-  }
-
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await mapConcurrently(Array.from({ length: total }), concurrency, async (_, index) => {
+    const sent = performance.now();
+    const response = await postSignup(
+      origin,
+      { ...botTrap, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
+      { userAgent: "load-test", data: true },
+    );
+    await response.arrayBuffer();
+    latencies.push(performance.now() - sent);
+    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  });
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {

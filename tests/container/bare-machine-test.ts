@@ -60,7 +60,10 @@ node -e '
     setTimeout(poll, 1000);
   })();' || { tail -40 /tmp/serve.log; exit 1; }
 kill -TERM -- "-$served"; wait "$served" 2>/dev/null
-${test}`;
+${test}
+code=$?
+echo "bare machine: the second command exited with $code"
+exit $code`;
   console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${test}`);
   try {
     const { stdout } = await promisify(execFile)(
@@ -81,6 +84,11 @@ ${test}`;
       ],
       { maxBuffer: 256 * 1024 * 1024 },
     );
+    // Some engines (podman's Docker API) report 0 whatever the container's exit code: read it from the output.
+    if (!stdout.includes("bare machine: the second command exited with 0")) {
+      console.log(stdout.split("\n").slice(-150).join("\n"));
+      return 1;
+    }
     // What the run did: the set-up it needed, the site's answer and each suite's summary.
     const summary =
       /^(bare machine:|test tools:|\s*Tests |\s*Test Files |\s*\d+ passed|> prevly-landing@\S+ (pretest|lint|test)$)/;

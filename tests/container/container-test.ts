@@ -5,40 +5,15 @@
  * Containers use the host network, so the webhook stand-in this test starts on
  * 127.0.0.1 is reachable from inside them.
  */
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { freePort } from "../harness/app-server";
 import { postSignup, visitorFields } from "../harness/signup-client";
 import { StandIn } from "../harness/stand-in";
 import { waitForOk } from "../harness/wait";
+import { assert, check, docker, finish, ROOT, run } from "./checks";
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const IMAGE = `prevly-landing:test-${Date.now().toString(36)}`;
 const created: string[] = [];
-const results: Array<{ name: string; ok: boolean; detail?: string }> = [];
-
-async function docker(...args: string[]): Promise<string> {
-  const { stdout } = await run("docker", args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim();
-}
-
-async function check(name: string, body: () => Promise<string | void>): Promise<void> {
-  try {
-    const detail = await body();
-    results.push({ name, ok: true, detail: detail || undefined });
-    console.log(`  ✓ ${name}${detail ? ` (${detail})` : ""}`);
-  } catch (error) {
-    results.push({ name, ok: false, detail: String(error) });
-    console.log(`  ✗ ${name}\n      ${String(error).split("\n").join("\n      ")}`);
-  }
-}
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
 
 const SECRET = "container-test-secret-0123456789abcdef";
 
@@ -158,6 +133,22 @@ async function main(): Promise<void> {
       await docker("stop", "-t", "10", sink.id);
     });
 
+    await check("the dead-letter command runs in the image without npm, and says what it lacks", async () => {
+      const failure = await run("docker", [
+        "run",
+        "--rm",
+        "--entrypoint",
+        "node",
+        IMAGE,
+        "build/dead-letters.js",
+        "list",
+      ])
+        .then(() => null)
+        .catch((error: { code: number; stderr: string }) => error);
+      assert(failure?.code === 1, `exit code ${failure?.code ?? 0}`);
+      assert(failure.stderr.includes("REDIS_URL is not set"), `stderr: ${failure.stderr}`);
+    });
+
     await check("an invalid WEBHOOK_URL stops the container at once with one clear log line", async () => {
       const bad = await startContainer({ WEBHOOK_URL: "ftp://automacao.exemplo.com/hook" });
       const exitCode = Number(await docker("wait", bad.id));
@@ -175,6 +166,4 @@ async function main(): Promise<void> {
 }
 
 await main();
-const failed = results.filter((result) => !result.ok).length;
-console.log(`${results.length - failed} passed, ${failed} failed`);
-process.exit(failed === 0 && results.length > 0 ? 0 : 1);
+finish();

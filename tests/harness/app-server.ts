@@ -38,7 +38,11 @@ export type StartOptions = {
   fileSizeLimitKiB?: number;
 };
 
-/** Starts the built site with remix-serve, as `npm start` does, and waits for /healthz. */
+/**
+ * Starts the built site with remix-serve, as `npm start` does, and waits for
+ * /healthz; with REDIS_URL also for /readyz, as a load balancer waits before
+ * it sends the instance visitors.
+ */
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
   const port = options.expectPort ?? (await freePort());
@@ -65,9 +69,9 @@ export async function startApp(env: Record<string, string>, options: StartOption
   const origin = `http://127.0.0.1:${port}`;
 
   try {
-    await waitForOk(`${origin}/healthz`, {
-      gaveUp: () => (child.exitCode !== null ? `app exited with ${child.exitCode}:` : null),
-    });
+    const gaveUp = () => (child.exitCode !== null ? `app exited with ${child.exitCode}:` : null);
+    await waitForOk(`${origin}/healthz`, { gaveUp });
+    if (env.REDIS_URL) await waitForOk(`${origin}/readyz`, { gaveUp });
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${output}`);
   }

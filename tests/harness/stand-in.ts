@@ -85,11 +85,12 @@ export class StandIn {
     while (this.webhookAnswersDone < count) await once(this.arrivals, "webhook-done");
   }
 
-  async start(port = 0): Promise<string> {
+  /** Listens on loopback unless told otherwise (a container publishes it from all its interfaces). */
+  async start(port = 0, host = "127.0.0.1"): Promise<string> {
     this.server = createServer((request, response) => {
       void this.route(request, response);
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     return this.origin;
   }
 

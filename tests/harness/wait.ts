@@ -53,3 +53,18 @@ export function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
     });
   return until(open, { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
 }
+
+/** `work` over `items`, at most `concurrency` at a time; the results in the items' order. */
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index]!, index);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_LOCK_MS } from "~/delivery/queue.server";
@@ -6,11 +7,11 @@ import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
-import { until } from "../harness/wait";
+import { mapConcurrently, until } from "../harness/wait";
 import { builtServerSuite, redisPerFile, SUITE_SECRET } from "./suite";
 
 /**
- * RELAY_MODE=queued against the built server on a real redis-server: a
+ * Every webhook POST, and RELAY_MODE=queued, against the built server on a real redis-server: a
  * verified sign-up is acknowledged once it is in Redis, and the workers of
  * every instance deliver it through outages, kills and restarts, exactly once
  * per Idempotency-Key, or dead-letter it for ops.
@@ -60,13 +61,53 @@ async function deadLetters(...args: string[]): Promise<{ code: number; out: stri
   }
 }
 
+describe("every webhook POST (direct mode, the default)", () => {
+  it("carries the submission's Idempotency-Key, the Stripe-style signature, and the URL's credentials as Basic auth", async () => {
+    const url = new URL(standIn.webhookUrl);
+    url.username = "n8n";
+    url.password = "s3nh@ forte";
+    const signingSecret = "whsec-0123456789abcdef";
+    const app = await start({ RELAY_MODE: "", WEBHOOK_URL: url.href, WEBHOOK_SIGNING_SECRET: signingSecret });
+    const { status } = await send(app, "assinada@exemplo.com.br");
+    expect(status).toBe(200);
+    const [hit] = standIn.received.webhook;
+    expect(hit!.headers.authorization).toBe(`Basic ${Buffer.from("n8n:s3nh@ forte").toString("base64")}`);
+    expect(hit!.headers["idempotency-key"]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Object.keys(JSON.parse(hit!.raw) as object)).toEqual([
+      "email",
+      "hcaptchaToken",
+      "source",
+      "ts",
+      "userAgent",
+    ]);
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit!.headers["x-signup-signature"]))!;
+    const sign = (secret: string) => createHmac("sha256", secret).update(`${t}.${hit!.raw}`).digest("hex");
+    expect(v1).toBe(sign(signingSecret));
+    expect(v1).not.toBe(sign("another-secret-0123456789"));
+  });
+
+  it("a refusal shows the webhook's status and text, never its credentials or path", async () => {
+    const url = new URL(standIn.webhookUrl);
+    url.username = "n8n";
+    url.password = "segredo-da-url";
+    const app = await start({ RELAY_MODE: "", WEBHOOK_URL: url.href });
+    standIn.webhook = { status: 401, text: `Authorization failed for n8n:segredo-da-url at ${url.pathname}` };
+    const { status, result } = await send(app, "recusada@exemplo.com.br");
+    expect(status).toBe(502);
+    expect(result.notice.title).toBe("Falha ao enviar");
+    expect(result.notice.description).toContain("401");
+    expect(result.notice.description).not.toMatch(/segredo-da-url|c0ffee|hooks/);
+  });
+});
+
 describe("queued delivery", () => {
   it("a webhook down for 20 s while 200 sign-ups arrive on two instances: every visitor is answered 200, and each reaches the webhook exactly once, under one Idempotency-Key", async () => {
     const [first, second] = await Promise.all([start(), start()]);
     standIn.webhook = { status: 503, text: "Service Unavailable" };
     const outageBegan = Date.now();
     const emails = Array.from({ length: 200 }, (_, index) => `fila${index}@exemplo.com.br`);
-    const answers = await Promise.all(emails.map((email, index) => send(index % 2 ? first! : second!, email)));
+    // They arrive as a campaign's visitors do, a few at a time, not in one instant.
+    const answers = await mapConcurrently(emails, 10, (email, index) => send(index % 2 ? first! : second!, email));
     expect(answers.map(({ status, result }) => [status, result.notice.title])).toEqual(
       emails.map(() => [200, SUCCESS]),
     );
