@@ -134,19 +134,13 @@ async function main(): Promise<void> {
     });
 
     await check("the dead-letter command runs in the image without npm, and says what it lacks", async () => {
-      const failure = await run("docker", [
-        "run",
-        "--rm",
-        "--entrypoint",
-        "node",
-        IMAGE,
-        "build/dead-letters.js",
-        "list",
-      ])
-        .then(() => null)
-        .catch((error: { code: number; stderr: string }) => error);
-      assert(failure?.code === 1, `exit code ${failure?.code ?? 0}`);
-      assert(failure.stderr.includes("REDIS_URL is not set"), `stderr: ${failure.stderr}`);
+      // Detached, then waited for: podman's Docker API reports 0 for a foreground run whatever its exit code.
+      const id = await docker("run", "-d", "--entrypoint", "node", IMAGE, "build/dead-letters.js", "list");
+      created.push(id);
+      const exitCode = await docker("wait", id);
+      const { stdout, stderr } = await run("docker", ["logs", id]);
+      assert(exitCode === "1", `exit code ${exitCode}`);
+      assert(`${stdout}${stderr}`.includes("REDIS_URL is not set"), `logs: ${stdout}${stderr}`);
     });
 
     await check("an invalid WEBHOOK_URL stops the container at once with one clear log line", async () => {
