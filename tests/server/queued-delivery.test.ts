@@ -6,7 +6,7 @@ import { DELIVERY_LOCK_MS } from "~/delivery/queue.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
-import type { ReceivedWebhook } from "../harness/stand-in";
+import type { ReceivedWebhook, WebhookBehaviour } from "../harness/stand-in";
 import { mapConcurrently, until } from "../harness/wait";
 import { builtServerSuite, redisPerFile, SUITE_SECRET } from "./suite";
 
@@ -158,6 +158,30 @@ describe("queued delivery", () => {
     } finally {
       await persistent.stop();
     }
+  });
+
+  it("a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key", async () => {
+    const app = await start();
+    const notRegistered = JSON.stringify({ code: 404, message: 'The requested webhook "POST abc" is not registered.' });
+    const faults: WebhookBehaviour[] = [
+      { status: 404, text: notRegistered },
+      { status: 200, reset: true },
+      { status: 200, delayMs: 60_000 },
+      { status: 500, text: "Internal Server Error" },
+    ];
+    standIn.webhook = faults[0]!;
+    expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
+    // Each fault answers one attempt; the next attempt meets the next one.
+    for (const [index, fault] of faults.slice(1).entries()) {
+      await standIn.arrived("webhook", index + 1);
+      standIn.webhook = fault;
+    }
+    await standIn.arrived("webhook", faults.length);
+    standIn.webhook = { status: 200, text: "ok" };
+    await delivered(1);
+    const attempts = attemptsFor("persistente@exemplo.com.br");
+    expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
+    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
   });
 
   it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
