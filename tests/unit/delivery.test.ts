@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, retryDelayMs } from "~/delivery/queue.server";
 import { directRelay, type Submission } from "~/delivery/relay.server";
@@ -32,29 +31,6 @@ describe("every POST to the webhook", () => {
     expect(hit!.headers["idempotency-key"]).toBe(KEY);
     expect(hit!.headers["x-signup-signature"]).toBeUndefined();
     expect(hit!.headers.authorization).toBeUndefined();
-  });
-
-  it("is signed Stripe's way: the signature verifies with the secret and fails with another", async () => {
-    const secret = "whsec-0123456789abcdef";
-    const before = Math.floor(Date.now() / 1000);
-    await new WebhookClient(standIn.webhookUrl, secret).post(SUBMISSION, { key: KEY, timeoutMs: 1_000 });
-    const [hit] = standIn.received.webhook;
-    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit!.headers["x-signup-signature"]));
-    expect(match).not.toBeNull();
-    const [, t, v1] = match!;
-    expect(Number(t)).toBeGreaterThanOrEqual(before);
-    const sign = (key: string) => createHmac("sha256", key).update(`${t}.${hit!.raw}`).digest("hex");
-    expect(v1).toBe(sign(secret));
-    expect(v1).not.toBe(sign("another-secret-0123456789"));
-  });
-
-  it("sends credentials in the URL as Basic auth, never in the URL", async () => {
-    const url = new URL(standIn.webhookUrl);
-    url.username = "n8n";
-    url.password = "s3nh@:forte";
-    await new WebhookClient(url.href, undefined).post(SUBMISSION, { key: KEY, timeoutMs: 1_000 });
-    const [hit] = standIn.received.webhook;
-    expect(hit!.headers.authorization).toBe(`Basic ${Buffer.from("n8n:s3nh@:forte").toString("base64")}`);
   });
 
   it("in direct mode, an error answer names neither the credentials nor the path", async () => {
