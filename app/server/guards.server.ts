@@ -80,11 +80,11 @@ export function installServerPlumbing(): void {
       if (!ANSWERED_METHODS.has(request.method ?? "")) {
         return refuse(response, 405, "Método não permitido.", { Allow: [...ANSWERED_METHODS].join(", ") });
       }
-      // Remix builds the request's URL from Host: one it cannot parse would be a 500 and a stack per request.
-      if (!URL.canParse(`http://${request.headers.host ?? ""}/`)) return refuse(response, 400, "Requisição inválida.");
+      // Remix builds the request's URL from Host and the target: one it cannot parse would be a
+      // 500 and a stack per request; a Host holding a path or a target like `//` would be misread.
       const target = originForm(request.url ?? "/");
-      if (target === undefined) return refuse(response, 400, "Requisição inválida.");
-      const url = new URL(target, "http://site");
+      const url = target !== undefined && HOST.test(request.headers.host ?? "") ? parseTarget(target) : null;
+      if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index"))) {
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
       }
@@ -130,6 +130,18 @@ export function installServerPlumbing(): void {
   process.on("uncaughtException", (error) => logError("unexpected-error", error, { kind: "uncaught-exception" }));
   process.on("unhandledRejection", (reason) => logError("unexpected-error", reason, { kind: "unhandled-rejection" }));
   drainOnStop();
+}
+
+/** A Host header as a URL's authority: a name or an address, and a port. */
+const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** The path and query of an origin-form target; `//x` is a path here, never another host. */
+function parseTarget(target: string): URL | null {
+  try {
+    return new URL(`http://site${target}`);
+  } catch {
+    return null;
+  }
 }
 
 /** The request target as a path (`/a?b`), or undefined when it names none (`*`, `evil`). */

@@ -248,6 +248,17 @@ const CASES: Array<[string, () => Buffer, number]> = [
   ],
   ["an HTTP/1.0 request without Host", () => Buffer.from(`GET / HTTP/1.0\r\n\r\n`), 400],
   [
+    "a Host header holding a path",
+    () => request("POST", DATA_ACTION, withBotTrap({ email: validEmail }), { Host: "a/b" }),
+    400,
+  ],
+  ["a Host header holding a backslash", () => request("GET", "/", "", { Host: "a\\b" }), 400],
+  // a target that starts like another host is a path of ours: the page, or the 404 page
+  ["an empty path segment (GET //)", () => request("GET", "//", ""), 200],
+  ["a protocol-relative target (GET //evil.com/x)", () => request("GET", "//evil.com/x", ""), 404],
+  ["a backslash target (GET /\\)", () => request("GET", "/\\", ""), 200],
+  ["a POST to //?index", () => post(withBotTrap({ email: validEmail, hcaptchaToken: token }), {}, "//?index"), 405],
+  [
     "a header with a NUL byte",
     () => Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\nConnection: close\r\n\r\n`, "latin1"),
     400,
@@ -285,5 +296,6 @@ describe("hostile input against the built server", () => {
     expect(app.process.exitCode).toBeNull();
     // remix-serve logs "METHOD path STATUS ..." for every request.
     expect(app.output()).not.toMatch(/^[A-Z]+ \S+ 5\d\d /m);
+    expect(app.output()).not.toContain('"event":"unexpected-error"');
   });
 });
