@@ -45,10 +45,15 @@ export function admitSignup(now = Date.now()): (() => void) | null {
   };
 }
 
-/** On SIGTERM or SIGINT: wait for the admitted sign-ups (at most DRAIN_LIMIT_MS), then exit 0. */
+/**
+ * On SIGTERM or SIGINT: wait for the admitted sign-ups (at most DRAIN_LIMIT_MS),
+ * then exit 0. A second signal changes nothing: left unheard, it would kill
+ * the process mid-drain.
+ */
 export function drainOnStop(): void {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopDeadline !== null) return;
       logEvent("shutdown", { signal, signupsInFlight });
       const deadline = Date.now() + DRAIN_LIMIT_MS;
       stopDeadline = deadline;

@@ -41,17 +41,20 @@ export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: (
   return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 15_000, ...options });
 }
 
+/** Whether something accepts TCP connections on the loopback port now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts TCP connections on the loopback port. */
 export function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const open = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-  return until(open, { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
+  return until(() => accepts(port), { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
 }
 
 /** `work` over `items`, at most `concurrency` at a time; the results in the items' order. */

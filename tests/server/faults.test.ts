@@ -10,7 +10,7 @@ import { freePort, SERVE_COMMAND, startApp, type RunningApp } from "../harness/a
 import { solveQuestion } from "../harness/question-solver";
 import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp as send } from "../harness/signup-client";
 import { WEBHOOK_PATH } from "../harness/stand-in";
-import { waitForOk } from "../harness/wait";
+import { accepts, until, waitForOk } from "../harness/wait";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { builtServerSuite, SUITE_SECRET } from "./suite";
@@ -276,6 +276,19 @@ describe("stopping", () => {
     const exitCode = app.stop();
     const answer = await pending;
     expect(answer.status).toBe(200);
+    expect(await exitCode).toBe(0);
+  });
+
+  it("a second SIGTERM during the drain does not cut it short", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, text: "ok", delayMs: 3_000 };
+    const pending = signUp(app, "paciente@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const exitCode = app.stop();
+    // The first signal is handled once the port stops taking new connections.
+    await until(async () => !(await accepts(Number(new URL(app.origin).port))), { what: "the listener closed" });
+    app.process.kill("SIGTERM");
+    expect((await pending).status).toBe(200);
     expect(await exitCode).toBe(0);
   });
 
