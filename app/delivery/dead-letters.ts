@@ -16,8 +16,8 @@ import { ConfigError, parseSettings } from "~/server/settings.server";
 import { DeliveryQueue } from "./queue.server";
 
 const USAGE = "usage: node build/dead-letters.js list | retry <id>|--all | drop <id>|--all";
-/** How long the command waits for Redis before it gives up. */
-const CONNECT_TIMEOUT_MS = 5_000;
+/** How long the command waits for Redis to connect, or to answer one command, before it gives up. */
+const TIMEOUT_MS = 3_000;
 
 async function main(args: string[]): Promise<number> {
   const [command, target] = args;
@@ -27,8 +27,12 @@ async function main(args: string[]): Promise<number> {
   }
   const settings = parseSettings(process.env);
   if (!settings.REDIS_URL) throw new ConfigError("REDIS_URL is not set: there is no queue to read");
-  // One try to connect: an unreachable Redis is reported at once, not waited out.
-  const redis = new Redis(settings.REDIS_URL, { connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null });
+  // One try to connect, and no command waited on for ever: an unreachable or frozen Redis is reported.
+  const redis = new Redis(settings.REDIS_URL, {
+    connectTimeout: TIMEOUT_MS,
+    commandTimeout: TIMEOUT_MS,
+    retryStrategy: () => null,
+  });
   redis.on("error", () => undefined); // the failed command says why
   const queue = new DeliveryQueue(redis, settings.SIGNUP_SOURCE);
   try {
@@ -59,7 +63,8 @@ async function main(args: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(message === "Command timed out" ? `Redis did not answer within ${TIMEOUT_MS / 1000} s` : message);
     process.exit(1);
   },
 );

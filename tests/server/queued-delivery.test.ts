@@ -218,6 +218,15 @@ describe("queued delivery", () => {
     expect(await deadLetters("purge")).toMatchObject({ code: 2 });
   });
 
+  it("the dead-letter command gives up on a frozen Redis with one line and exit code 1", async () => {
+    redis().freeze();
+    try {
+      expect(await deadLetters("list")).toEqual({ code: 1, out: "Redis did not answer within 3 s" });
+    } finally {
+      redis().thaw();
+    }
+  });
+
   it("SIGTERM with deliveries in flight: they finish, the process exits 0, and nothing is delivered twice", async () => {
     const app = await start();
     standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
