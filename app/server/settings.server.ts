@@ -52,6 +52,16 @@ const httpUrl = (what: string) =>
       error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
     });
 
+/** Whether a URL's part can be percent-decoded. */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const wholeNumber = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
@@ -63,7 +73,11 @@ const schema = z
     PORT: wholeNumber(1, 65535).optional(),
     SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
     CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
-    WEBHOOK_URL: httpUrl("the automation webhook").optional(),
+    WEBHOOK_URL: httpUrl("the automation webhook")
+      .refine((url) => !URL.canParse(url) || (decodes(new URL(url).username) && decodes(new URL(url).password)), {
+        error: "holds credentials that are not valid percent-encoding (write a % in them as %25)",
+      })
+      .optional(),
     SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
     SIGNUP_SOURCE: z
       .string()

@@ -35,6 +35,8 @@ export type SignupResponse = { status: number; result: SignupResult };
 const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
 /** The automation gets the browser's identification, not an unbounded header. */
 const MAX_USER_AGENT_LENGTH = 1024;
+/** No browser's identification starts like a spreadsheet formula; the automation's sheet must not run one. */
+const FORMULA_START = /^[\s=+\-@]+/;
 /** A claim on a submission outlives the longest sign-up by this much, so a slow one is never relayed twice. */
 const CLAIM_MARGIN_MS = 1_000;
 /**
@@ -238,7 +240,7 @@ export class Signup {
       remoteIp,
       address: clientKey(remoteIp),
       key,
-      userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH),
+      userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH).replace(FORMULA_START, ""),
       ts: new Date().toISOString(),
     };
     const once = await this.replays.once(key, () => this.verifyAndRelay(candidate, visit));

