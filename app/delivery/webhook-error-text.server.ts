@@ -11,7 +11,8 @@ const HIDDEN = "[…]";
  */
 export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
   let text = cut ? body.replace(/\s\S*$/, "") : body;
-  text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text);
+  // Invisible format characters (a soft hyphen, a zero-width space) could split a secret apart.
+  text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text).replace(/\p{Cf}/gu, "");
   text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
   for (const secret of secretsOf(webhookUrl)) text = hide(text, secret);
   text = text
@@ -72,14 +73,21 @@ function htmlText(text: string): string | null {
     .replace(/&amp;/g, "&");
 }
 
+/** A secret and how it is looked for: exactly, as a whole word, or `loose` (see `hide`). */
+type Secret = { text: string; match: "anywhere" | "word" | "loose" };
+
+/** A URL part at least this long is hidden wherever it stands, whatever separates its words. */
+const LOOSE_MIN_LENGTH = 8;
+
 /**
  * Every spelling of the URL and its parts that could appear in an answer,
  * longest first: the whole URL, its origin, host, path and query string
  * wherever they stand; each path segment, query name and value, credential
- * and the port, and any part that is a single word, as a whole word (so a
- * segment "hook" leaves "Webhook" alone).
+ * and the port as a whole word (so a segment "hook" leaves "Webhook" alone),
+ * or, when long enough to be no ordinary word, inside other words and with its
+ * separators changed; and the Basic credentials as their header spells them.
  */
-function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean }> {
+function secretsOf(webhookUrl: string): Secret[] {
   let url: URL;
   try {
     url = new URL(webhookUrl);
@@ -88,6 +96,7 @@ function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean
   }
   const withoutCredentials = new URL(url);
   withoutCredentials.username = withoutCredentials.password = "";
+  const credentials = url.username || url.password ? `${safeDecode(url.username)}:${safeDecode(url.password)}` : "";
   const anywhere = [
     url.href,
     withoutCredentials.href,
@@ -98,6 +107,7 @@ function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean
     url.pathname.replace(/^\/+/, ""),
     url.search,
     url.search.slice(1),
+    credentials && Buffer.from(credentials).toString("base64"),
   ];
   const words = [
     ...url.pathname.split("/"),
@@ -107,7 +117,7 @@ function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean
     url.password,
     url.port,
   ];
-  const secrets = new Map<string, boolean>();
+  const secrets = new Map<string, Secret["match"]>();
   for (const [parts, asWords] of [
     [words, true],
     [anywhere, false],
@@ -115,13 +125,14 @@ function secretsOf(webhookUrl: string): Array<{ text: string; wholeWord: boolean
     for (const part of parts) {
       if (!part || part === "/") continue;
       const decoded = safeDecode(part);
-      const wholeWord = asWords || !/[/?&=:.@]/.test(decoded);
+      const match =
+        !asWords && /[/?&=:.@]/.test(decoded) ? "anywhere" : decoded.length >= LOOSE_MIN_LENGTH ? "loose" : "word";
       for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
-        secrets.set(spelling, wholeWord);
+        secrets.set(spelling, match);
       }
     }
   }
-  return [...secrets].map(([text, wholeWord]) => ({ text, wholeWord })).sort((a, b) => b.text.length - a.text.length);
+  return [...secrets].map(([text, match]) => ({ text, match })).sort((a, b) => b.text.length - a.text.length);
 }
 
 function safeDecode(text: string): string {
@@ -132,8 +143,14 @@ function safeDecode(text: string): string {
   }
 }
 
-function hide(text: string, { text: secret, wholeWord }: { text: string; wholeWord: boolean }): string {
-  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = wholeWord ? `(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])` : escaped;
+function hide(text: string, { text: secret, match }: Secret): string {
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const pattern =
+    match === "anywhere"
+      ? escape(secret)
+      : match === "word"
+        ? `(?<![\\p{L}\\p{N}])${escape(secret)}(?![\\p{L}\\p{N}])`
+        : // Its letters and digits in order, whatever stands between their runs: "c0ffee secret_path".
+          (secret.match(/[\p{L}\p{N}]+/gu) ?? [escape(secret)]).map(escape).join("[^\\p{L}\\p{N}]*");
   return text.replace(new RegExp(pattern, "giu"), HIDDEN);
 }

@@ -73,6 +73,22 @@ describe("the webhook's error text shown to visitors", () => {
     ).toBe("bad login […]");
   });
 
+  it("hides the credentials as the Authorization header spells them", () => {
+    const basic = Buffer.from("n8nuser:Pa55-w0rd").toString("base64");
+    expect(
+      publicErrorText(`Invalid header Authorization: Basic ${basic}`, "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/w/x"),
+    ).toBe("Invalid header Authorization: Basic […]");
+  });
+
+  it.each([
+    ["glued to other characters", "no route 5f1c-segredo-9a2b2", "no route […]2"],
+    ["with soft hyphens and zero-width spaces inside", "no route 5f1c\u00ad-segredo\u200b-9a2b", "no route […]"],
+    ["with its separators changed", "no route 5f1c segredo_9a2b", "no route […]"],
+    ["in capitals", "NO ROUTE 5F1C-SEGREDO-9A2B", "NO ROUTE […]"],
+  ])("hides a long path segment %s", (_case, body, shown) => {
+    expect(publicErrorText(body, WEBHOOK)).toBe(shown);
+  });
+
   it("cuts long text to 200 characters and drops a word the read may have split", () => {
     const shown = publicErrorText(`${"palavra ".repeat(100)}/webhook/5f1c-seg`, WEBHOOK, true);
     expect(shown).toHaveLength(200);
