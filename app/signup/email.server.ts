@@ -1,4 +1,4 @@
-import { domainToASCII } from "node:url";
+import { domainToASCII, domainToUnicode } from "node:url";
 
 const MAX_ADDRESS_LENGTH = 254;
 /** RFC 5321 counts the local part in octets; UTF-8 bytes are what a mail server sees. */
@@ -23,8 +23,9 @@ const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{C}\s]/u;
 /**
  * The address to relay and de-duplicate, or null when it is not one a person
  * could receive mail at. NFC first, so the composed and decomposed spellings
- * of "joão" are one address; the domain is lower-cased (domains ignore case,
- * local parts may not).
+ * of "joão" are one address; the domain in its one Unicode spelling, lower
+ * case (domains ignore case, local parts may not): "xn--joo-nla.com.br" and a
+ * full-width "ｅｘｅｍｐｌｏ.com.br" name the domains "joão.com.br" and "exemplo.com.br".
  */
 export function normalizeEmail(typed: string): string | null {
   // Only the spaces a person types are trimmed: String#trim would also drop a byte-order mark.
@@ -34,7 +35,7 @@ export function normalizeEmail(typed: string): string | null {
   if (at < 1 || at !== address.lastIndexOf("@")) return null;
   const local = address.slice(0, at);
   const domain = address.slice(at + 1).toLowerCase();
-  return isLocalPart(local) && isDomain(domain) ? `${local}@${domain}` : null;
+  return isLocalPart(local) && isDomain(domain) ? `${local}@${domainToUnicode(domainToASCII(domain))}` : null;
 }
 
 function isLocalPart(local: string): boolean {
