@@ -51,6 +51,25 @@ export function retryDelayMs(attemptsMade: number, retryAfterMs: number | null, 
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS));
 }
 
+/**
+ * When to try again after attempt `attemptsMade` failed, or null when the
+ * retry window (ending at `windowEnd`) is over: the backoff, and the last
+ * attempt on the window's end rather than up to one wait before it (or as
+ * late as Retry-After asks, at most MAX_RETRY_INTERVAL_MS past the end).
+ */
+export function nextAttemptInMs(
+  attemptsMade: number,
+  retryAfterMs: number | null,
+  windowEnd: number,
+  now = Date.now(),
+  random = Math.random,
+): number | null {
+  if (now >= windowEnd) return null;
+  const delay = retryDelayMs(attemptsMade, retryAfterMs, random);
+  if (now + delay <= windowEnd) return delay;
+  return Math.max(windowEnd - now, Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS));
+}
+
 /** Why a delivery attempt failed, for the log and the dead-letter list (never the webhook's URL or text). */
 function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string {
   return answer.kind === "unreachable" ? `no answer (${answer.reason})` : `webhook answered ${answer.status}`;
@@ -60,15 +79,16 @@ function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string
  * Queued delivery (RELAY_MODE=queued) on BullMQ: a verified sign-up is
  * added durably to Redis before its visitor is answered, and workers in every
  * instance deliver it, retrying with backoff for the retry window. The job's
- * id is the submission's ledger key, so a replay, a double click or the same
- * post on another instance adds nothing. Jobs that cannot succeed (a 4xx that
+ * id is the sign-up's id (its address's ledger key), so a replay, a double
+ * click, the same post on another instance, or a retry whose first answer was
+ * lost adds nothing. Jobs that cannot succeed (a 4xx that
  * is not worth retrying) or outlive the window wait in the failed set, the
  * dead-letter list, for ops (`node build/dead-letters.js`).
  */
 export class DeliveryQueue {
   readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | null = null;
-  /** Undelivered jobs by the time their window began: the oldest one's age is a metric. */
+  /** Jobs a failed attempt left to be tried again, by when they were accepted: the oldest one's age is a metric. */
   private readonly undeliveredKey: string;
 
   /**
@@ -96,9 +116,8 @@ export class DeliveryQueue {
     }
   };
 
+  /** One atomic step: a job is in Redis or not, never half there. */
   async enqueue(key: string, submission: Submission, retryFrom: number): Promise<void> {
-    // Tracked first, so no undelivered job goes unseen; a job that never made it is dropped when read.
-    await this.redis.zadd(this.undeliveredKey, "NX", retryFrom, key);
     await this.queue.add(
       "signup",
       { submission, retryFrom },
@@ -136,9 +155,11 @@ export class DeliveryQueue {
       maxStalledCount: MAX_STALLS,
       settings: {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
-          const delay = retryDelayMs(attemptsMade, error instanceof RetryLater ? error.retryAfterMs : null);
-          const data = job?.data as DeliveryJob | undefined;
-          if (data && Date.now() + delay <= data.retryFrom + retryWindowMs) return delay;
+          const retryAfter = error instanceof RetryLater ? error.retryAfterMs : null;
+          const delay = job
+            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + retryWindowMs)
+            : null;
+          if (delay !== null) return delay;
           logEvent("delivery-dead-lettered", { job: job?.id, attempts: attemptsMade, reason: "retry window over" });
           if (job?.id) await this.untrack(job.id);
           return -1;
@@ -163,15 +184,25 @@ export class DeliveryQueue {
     };
   }
 
-  /** How long the oldest job still to be delivered has waited, in milliseconds (0 when none). */
+  /**
+   * How long the oldest sign-up still to be delivered has waited since it was
+   * accepted, in milliseconds (0 when none): the oldest job waiting for a
+   * worker, or the oldest one a failed attempt left to be tried again.
+   */
   async oldestUndeliveredMs(now = Date.now()): Promise<number> {
+    const [waiting] = await this.queue.getJobs(["wait"], 0, 0, true);
+    let oldest = waiting?.timestamp ?? now;
     for (;;) {
       const [id, score] = await this.redis.zrange(this.undeliveredKey, 0, 0, "WITHSCORES");
-      if (id === undefined) return 0;
+      if (id === undefined) break;
       const state = await this.queue.getJobState(id);
-      if (state !== "completed" && state !== "failed" && state !== "unknown") return now - Number(score);
+      if (state !== "completed" && state !== "failed" && state !== "unknown") {
+        oldest = Math.min(oldest, Number(score));
+        break;
+      }
       await this.redis.zrem(this.undeliveredKey, id);
     }
+    return now - oldest;
   }
 
   /** The dead-letter list: jobs that will not be tried again unless ops re-queue them. */
@@ -184,7 +215,6 @@ export class DeliveryQueue {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
     await job.updateData({ ...job.data, retryFrom: now });
-    await this.redis.zadd(this.undeliveredKey, now, id);
     await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
     return true;
   }
@@ -213,8 +243,11 @@ export class DeliveryQueue {
       await this.untrack(job.id!);
       return;
     }
-    if (isRetryable(answer))
+    if (isRetryable(answer)) {
+      // Watched from its first failure until it is delivered or dead-lettered.
+      await this.redis.zadd(this.undeliveredKey, "NX", job.timestamp, job.id!);
       throw new RetryLater(describe(answer), answer.kind === "status" ? answer.retryAfterMs : null);
+    }
     // A 4xx other than those worth retrying: the webhook refuses it as configured. Trying again changes nothing.
     logEvent("delivery-dead-lettered", {
       job: job.id,

@@ -56,8 +56,6 @@ type Candidate = {
   remoteIp: string | null;
   /** What the sender is limited by: its IPv4 address, its IPv6 /64, or the bucket of unknown senders. */
   address: string;
-  /** The submission's stable id: its ledger key, the queue's job id, the webhook's Idempotency-Key. */
-  key: string;
   userAgent: string;
   ts: string;
 };
@@ -233,17 +231,17 @@ export class Signup {
     if (!("kind" in proof)) return proof;
 
     visit.captchaSpent = proof.kind === "captcha";
-    const key = ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`);
     const candidate: Candidate = {
       email,
       proof,
       remoteIp,
       address: clientKey(remoteIp),
-      key,
       userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH).replace(FORMULA_START, ""),
       ts: new Date().toISOString(),
     };
-    const once = await this.replays.once(key, () => this.verifyAndRelay(candidate, visit));
+    const once = await this.replays.once(ReplayGuard.keyOf(email, `${proof.kind}:${proof.token}`), () =>
+      this.verifyAndRelay(candidate, visit),
+    );
     // Nothing was verified or relayed here: the visitor's proof is still good for a retry.
     if (once.kind === "unavailable") {
       visit.captchaSpent = false;
@@ -272,9 +270,8 @@ export class Signup {
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<Attempt> {
     const refusal = await this.verify(candidate, visit);
     if (refusal) return { ok: false, outcome: { code: refusal } };
-    const once = await this.emails.once(ReplayGuard.keyOf(candidate.email, "first relay of the day"), () =>
-      this.relayOnce(candidate, visit.deadline),
-    );
+    const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
+    const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
     if (once.kind === "unavailable") return { ok: false, outcome: { code: "store-unavailable", detail: once.why } };
     return once.duplicate && once.outcome.ok ? { ok: true, knownEmail: true } : once.outcome;
   }
@@ -318,8 +315,15 @@ export class Signup {
   /**
    * The first relay of the day for this address: spends the budgets (the
    * question's own, then the ceiling that protects the automation), then relays.
+   * `signupId`, the address's ledger key, is the queue's job id and the
+   * webhook's Idempotency-Key: the same for every post of this address, so a
+   * visitor's retry after an answer that was lost is the same sign-up.
    */
-  private async relayOnce({ email, proof, key, userAgent, ts }: Candidate, deadline: number): Promise<Attempt> {
+  private async relayOnce(
+    { email, proof, userAgent, ts }: Candidate,
+    signupId: string,
+    deadline: number,
+  ): Promise<Attempt> {
     if (proof.kind === "question") {
       const { verdict } = await this.questionRelays.take("all");
       if (verdict !== "allowed") {
@@ -332,7 +336,7 @@ export class Signup {
     }
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
-    const outcome = await this.delivery.relay(submission, { key, timeoutMs: deadline - Date.now() });
+    const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });
     return outcome.ok ? { ok: true, queued: outcome.queued } : { ok: false, outcome: relayFailure(outcome) };
   }
 

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LOCK_MS } from "~/delivery/queue.server";
+import { DELIVERY_LOCK_MS, QUEUE_NAME } from "~/delivery/queue.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
@@ -28,17 +28,24 @@ const { standIn, start, visitor } = builtServerSuite((standIn) => ({
 
 const SUCCESS = "Cadastro realizado!";
 let visitors = 0;
-/** A visitor of an address of its own signs up with `email`. */
-const send = (app: RunningApp, email: string) =>
-  signUp(
-    app.origin,
-    { ...visitor(), email, hcaptchaToken: `P1_${email}` },
-    { client: `198.51.${++visitors >> 8}.${visitors & 255}` },
-  );
+/** A visitor of an address of its own signs up with `email` (and a captcha solved for it, unless told another). */
+const send = (app: RunningApp, email: string, hcaptchaToken = `P1_${email}`) =>
+  signUp(app.origin, { ...visitor(), email, hcaptchaToken }, { client: `198.51.${++visitors >> 8}.${visitors & 255}` });
 
 /** Every request the webhook got for `email`. */
 const attemptsFor = (email: string): ReceivedWebhook[] =>
   standIn.received.webhook.filter((hit) => (hit.body as { email: string }).email === email);
+
+/** Jobs waiting, delayed for a retry or being delivered, as BullMQ keeps them in Redis. */
+async function undeliveredJobs(): Promise<number> {
+  const key = (state: string) => `prevly-landing:${QUEUE_NAME}:${state}`;
+  const sizes = await Promise.all([
+    redis().cli("LLEN", key("wait")),
+    redis().cli("ZCARD", key("delayed")),
+    redis().cli("LLEN", key("active")),
+  ]);
+  return sizes.reduce((sum, size) => sum + Number(size), 0);
+}
 
 /** Resolves once the webhook accepted `count` distinct submissions. */
 const delivered = (count: number, timeoutMs = 30_000) =>
@@ -127,6 +134,24 @@ describe("queued delivery", () => {
       expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
     }
   }, 180_000);
+
+  it("an enqueue whose answer was lost (the ledger recorded a failure, the job is in Redis): the visitor's retry with a new captcha adds nothing", async () => {
+    const app = await start();
+    standIn.webhook = { status: 503, text: "" };
+    const email = "resposta-perdida@exemplo.com.br";
+    expect((await send(app, email)).status).toBe(200);
+    await standIn.arrived("webhook");
+    // What a Redis stall between the enqueue and its answer leaves: the job, and a ledger that knows nothing of it.
+    for (const key of (await redis().cli("--scan", "--pattern", "*:ledger:*")).split("\n").filter(Boolean)) {
+      await redis().cli("DEL", key);
+    }
+    expect((await send(app, email, "P1_a-new-captcha")).status).toBe(200);
+    standIn.webhook = { status: 200, text: "ok" };
+    await until(async () => (await undeliveredJobs()) === 0, { what: "an empty queue", timeoutMs: 30_000 });
+    const attempts = attemptsFor(email);
+    expect(attempts.filter((hit) => hit.status === 200)).toHaveLength(1);
+    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+  });
 
   it("an instance SIGKILLed with deliveries in flight: another instance delivers them", async () => {
     const doomed = await start();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, retryDelayMs } from "~/delivery/queue.server";
+import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, nextAttemptInMs, retryDelayMs } from "~/delivery/queue.server";
 import { directRelay, type Submission } from "~/delivery/relay.server";
 import { isRetryable, retryAfterMs, WebhookClient, type WebhookAnswer } from "~/delivery/webhook.server";
 import { parseSettings } from "~/server/settings.server";
@@ -101,14 +101,25 @@ describe("the backoff", () => {
     expect(retryDelayMs(1, 10 * MAX_RETRY_INTERVAL_MS, () => 1)).toBe(MAX_RETRY_INTERVAL_MS);
   });
 
-  it("keeps trying for RELAY_RETRY_HOURS (72 by default): about 80 attempts", () => {
+  it("keeps trying for RELAY_RETRY_HOURS (72 by default), the last attempt on the window's end", () => {
     const windowMs = parseSettings({}).RELAY_RETRY_HOURS * 60 * 60 * 1000;
-    let elapsed = 0;
-    let attempts = 1;
-    while (elapsed + retryDelayMs(attempts, null, () => 1) <= windowMs)
-      elapsed += retryDelayMs(attempts++, null, () => 1);
     expect(windowMs).toBe(72 * 60 * 60 * 1000);
-    expect(attempts).toBeGreaterThan(70);
-    expect(attempts).toBeLessThan(90);
+    for (const random of [() => 0, () => 0.5, () => 1]) {
+      let elapsed = 0;
+      let attempts = 1;
+      for (let delay; (delay = nextAttemptInMs(attempts, null, windowMs, elapsed, random)) !== null; attempts++) {
+        elapsed += delay;
+      }
+      expect(elapsed).toBe(windowMs);
+      expect(attempts).toBeGreaterThan(80);
+      expect(attempts).toBeLessThan(160);
+    }
+  });
+
+  it("a Retry-After past the window's end still gets one last attempt, when it asks", () => {
+    const windowEnd = 10 * 60 * 1000;
+    const now = windowEnd - 60_000;
+    expect(nextAttemptInMs(30, 5 * 60_000, windowEnd, now, () => 1)).toBe(5 * 60_000);
+    expect(nextAttemptInMs(30, null, windowEnd, windowEnd)).toBeNull();
   });
 });

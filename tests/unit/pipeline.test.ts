@@ -269,6 +269,17 @@ describe("webhook faults", () => {
     expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(keys[1]).toBe(keys[0]);
   });
+
+  it("a retry with a new captcha is the same sign-up: the same Idempotency-Key, so the automation can drop a double", async () => {
+    const signup = makeSignup();
+    // The webhook took it but the answer never came: the visitor was told it failed.
+    standIn.webhook = { status: 200, reset: true };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
+    standIn.webhook = { status: 200 };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
+    const [unanswered, relayed] = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
+    expect(relayed).toBe(unanswered);
+  });
 });
 
 describe("server-side captcha verification", () => {
