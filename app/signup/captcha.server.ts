@@ -11,7 +11,8 @@ export const MAX_SITEVERIFY_IN_FLIGHT = 16;
 /** siteverify answers a few hundred bytes; a bigger answer is not one. */
 const SITEVERIFY_ANSWER_BYTES = 16 * 1024;
 
-export type CaptchaVerdict = "valid" | "invalid" | "unreachable";
+/** `no turn`: this instance's calls in flight were at their cap until the deadline, so none was made. */
+export type CaptchaVerdict = "valid" | "invalid" | "unreachable" | "no turn";
 
 /**
  * Asks hCaptcha's siteverify whether a widget token is genuine and unused,
@@ -27,11 +28,14 @@ export class CaptchaVerifier {
   /** `rank`: how much of its failure allowance the sender's address has used; lower ranks get turns first. */
   async verify(token: string, remoteIp: string | null, deadline: number, rank: number): Promise<CaptchaVerdict> {
     const until = Math.min(deadline, Date.now() + SITEVERIFY_TIMEOUT_MS);
-    const verdict = await this.gate.run(rank, until, () => this.ask(token, remoteIp, until - Date.now()));
-    return verdict === "no turn" ? "unreachable" : verdict;
+    return this.gate.run(rank, until, () => this.ask(token, remoteIp, until - Date.now()));
   }
 
-  private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<CaptchaVerdict> {
+  private async ask(
+    token: string,
+    remoteIp: string | null,
+    timeoutMs: number,
+  ): Promise<Exclude<CaptchaVerdict, "no turn">> {
     const { secret, siteKey, verifyUrl } = this.options;
     const form = new URLSearchParams({ secret, response: token, sitekey: siteKey });
     if (remoteIp) form.set("remoteip", remoteIp);

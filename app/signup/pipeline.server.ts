@@ -7,7 +7,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
-import { FailureAllowance } from "./failure-allowance.server";
+import { FailureAllowance, type Verified } from "./failure-allowance.server";
 import {
   answerFor,
   isSuccess,
@@ -283,25 +283,24 @@ export class Signup {
    */
   private async verify({ proof, remoteIp, address }: Candidate, visit: Visit): Promise<PlainCode | null> {
     if (proof.kind === "captcha" && !this.captcha) return null;
-    const refusal = await this.allowance.verify(address, visit.deadline, async (used) => {
-      visit.verified = true;
-      const result =
-        proof.kind === "captcha"
-          ? await this.checkCaptcha(proof.token, remoteIp, visit.deadline, used)
-          : await this.checkAnswer(proof);
-      return { failed: result !== null && isVisitorFailure({ code: result }), result };
-    });
+    const refusal = await this.allowance.verify(
+      address,
+      visit.deadline,
+      async (used): Promise<Verified<PlainCode | null>> => {
+        visit.verified = true;
+        if (proof.kind === "question") {
+          const result = await this.checkAnswer(proof);
+          return { verdict: result && isVisitorFailure({ code: result }) ? "failed" : "passed", result };
+        }
+        const answer = await this.captcha!.verify(proof.token, remoteIp, visit.deadline, used);
+        if (answer === "valid") return { verdict: "passed", result: null };
+        if (answer === "invalid") return { verdict: "failed", result: "captcha-rejected" };
+        // Not the visitor's doing. A call siteverify left unanswered still costs a little, so a slow or
+        // failing siteverify stays bounded per address; no turn at our own cap costs nothing.
+        return { verdict: answer === "unreachable" ? "unanswered" : "passed", result: "captcha-unreachable" };
+      },
+    );
     return refusal === "exhausted" ? "rate-limited" : refusal;
-  }
-
-  private async checkCaptcha(
-    token: string,
-    remoteIp: string | null,
-    deadline: number,
-    rank: number,
-  ): Promise<PlainCode | null> {
-    const verdict = await this.captcha!.verify(token, remoteIp, deadline, rank);
-    return verdict === "valid" ? null : verdict === "invalid" ? "captcha-rejected" : "captcha-unreachable";
   }
 
   private async checkAnswer({ token, answer }: { token: string; answer: string }): Promise<PlainCode | null> {

@@ -11,12 +11,14 @@ import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible"
 export type LimitVerdict = "allowed" | "limited" | "unavailable";
 
 export type Limit = {
-  /** Spends a point of `key`; `used` counts the points the key has spent in this window, this one included. */
-  take(key: string): Promise<{ verdict: LimitVerdict; used: number }>;
-  /** Gives a point of `key` back: what it paid for did not happen, or succeeded. Best effort. */
-  refund(key: string): Promise<void>;
-  /** Spends a point of `key` whatever is left. Best effort. */
-  charge(key: string): Promise<void>;
+  /** Spends `points` (1) of `key`; `used` counts the points the key has spent in this window, these included. */
+  take(key: string, points?: number): Promise<{ verdict: LimitVerdict; used: number }>;
+  /** Gives points of `key` back: what they paid for did not happen, or succeeded. Best effort. */
+  refund(key: string, points?: number): Promise<void>;
+  /** Spends points of `key` whatever is left. Best effort. */
+  charge(key: string, points?: number): Promise<void>;
+  /** The points `key` has spent in this window; 0 when the store cannot say. */
+  used(key: string): Promise<number>;
 };
 
 export type LimitSpec = {
@@ -100,19 +102,22 @@ export function ledgerEntry(value: string | null | undefined): LedgerEntry {
  */
 export function limitOver(limiter: RateLimiterAbstract): Limit {
   return {
-    async take(key) {
+    async take(key, points = 1) {
       try {
-        return { verdict: "allowed", used: (await limiter.consume(key)).consumedPoints };
+        return { verdict: "allowed", used: (await limiter.consume(key, points)).consumedPoints };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return { verdict: "limited", used: rejection.consumedPoints };
         return { verdict: "unavailable", used: 0 };
       }
     },
-    async refund(key) {
-      await limiter.reward(key).catch(() => undefined);
+    async refund(key, points = 1) {
+      await limiter.reward(key, points).catch(() => undefined);
     },
-    async charge(key) {
-      await limiter.penalty(key).catch(() => undefined);
+    async charge(key, points = 1) {
+      await limiter.penalty(key, points).catch(() => undefined);
+    },
+    async used(key) {
+      return (await limiter.get(key).catch(() => null))?.consumedPoints ?? 0;
     },
   };
 }

@@ -106,8 +106,9 @@ describe("instances on one Redis act as one", () => {
         genuine.push(await post(filledForm(`vizinho${index}@exemplo.com.br`, `P1_v${index}`)));
       }
       expect(genuine).toEqual(Array(FAILURES_PER_ADDRESS + 10).fill(200));
+      standIn.siteverify = { success: true, genuinePrefix: "P1_" };
       for (let index = 0; index < FAILURES_PER_ADDRESS; index++) {
-        expect(await post(filledForm("sem-arroba.exemplo.com.br", `P1_x${index}`))).toBe(400);
+        expect(await post(filledForm(`bot${index}@exemplo.com.br`, `forged-${index}`))).toBe(400);
       }
       const verificationsBefore = standIn.received.siteverify.length;
       expect(await post(filledForm("depois@exemplo.com.br", "P1_depois"))).toBe(429);
@@ -115,6 +116,22 @@ describe("instances on one Redis act as one", () => {
     } finally {
       await balancer.stop();
     }
+  });
+
+  it("genuine visitors behind one address on two instances: verifications in flight on one make the other wait, never refuse", async () => {
+    const [first, second] = await startInstances(2, { TRUST_PROXY: "1" });
+    standIn.siteverify = { success: true, delayMs: 1_000 };
+    const onFirst = Array.from({ length: 30 }, (_, index) =>
+      send(first!.origin, filledForm(`primeira${index}@exemplo.com.br`, `P1_a${index}`), "203.0.113.50"),
+    );
+    // The first instance's verifications now hold the address's whole allowance in Redis.
+    await standIn.arrived("siteverify", 16);
+    const onSecond = Array.from({ length: 10 }, (_, index) =>
+      send(second!.origin, filledForm(`segunda${index}@exemplo.com.br`, `P1_b${index}`), "203.0.113.50"),
+    );
+    const answers = await Promise.all([...onFirst, ...onSecond]);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200));
+    expect(standIn.relayedEmails()).toHaveLength(40);
   });
 
   it("200 forged tokens from one address, spread over two instances, cost at most the allowance in siteverify calls", async () => {

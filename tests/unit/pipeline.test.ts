@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createDelivery } from "~/delivery/delivery.server";
 import { parseSettings, withSigningSecret } from "~/server/settings.server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
-import { FAILURES_PER_ADDRESS } from "~/signup/failure-allowance.server";
+import { FAILURES_PER_ADDRESS, JUNK_PER_ADDRESS } from "~/signup/failure-allowance.server";
 import { Signup } from "~/signup/pipeline.server";
 import { FallbackQuestions, NUMBER_WORDS, QUESTION_TTL_MS } from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
@@ -568,17 +568,46 @@ describe("limits that fit real networks", () => {
     expect(standIn.received.webhook).toHaveLength(60);
   });
 
-  it(`an address's failures are limited: past ${FAILURES_PER_ADDRESS}, what would cost a verification is refused; other addresses are unaffected`, async () => {
+  it(`an address's failures are limited: past ${FAILURES_PER_ADDRESS} forged tokens, what would cost a verification is refused; other addresses are unaffected`, async () => {
     const signup = verifying();
+    standIn.siteverify = { success: true, genuinePrefix: "P1_" };
     for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
-      expect((await submit(signup, { email: "ana@", hcaptchaToken: token() }, from("203.0.113.5"))).status).toBe(400);
+      const forged = await submit(
+        signup,
+        { email: "ana@exemplo.com.br", hcaptchaToken: `forged-${attempt}` },
+        from("203.0.113.5"),
+      );
+      expect(forged.status).toBe(400);
     }
     const limited = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.5"));
     expect(limited.status).toBe(429);
     expect(limited.result).toMatchObject({ notice: TOO_MANY, email: "ana@exemplo.com.br" });
-    expect(standIn.received.siteverify).toHaveLength(0);
+    expect(standIn.received.siteverify).toHaveLength(FAILURES_PER_ADDRESS);
     const other = await submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.6"));
     expect(other.status).toBe(200);
+  });
+
+  it(`junk weighs a fifth of a failure: ${JUNK_PER_ADDRESS - 1} junk posts from a shared address leave its people signing up, the next one does not`, async () => {
+    const signup = verifying();
+    const junk = () => submit(signup, { email: "ana@", hcaptchaToken: "" }, from("203.0.113.5"));
+    for (let post = 0; post < JUNK_PER_ADDRESS - 1; post++) expect((await junk()).status).toBe(400);
+    const genuine = () => submit(signup, { email: "bia@exemplo.com.br", hcaptchaToken: token() }, from("203.0.113.5"));
+    expect((await genuine()).status).toBe(200);
+    await junk();
+    expect((await genuine()).status).toBe(429);
+    expect(standIn.received.siteverify).toHaveLength(1);
+  });
+
+  it(`a siteverify that fails answers at most ${JUNK_PER_ADDRESS} calls of forged posts from one address`, async () => {
+    standIn.siteverify = { success: false, status: 500 };
+    const signup = verifying();
+    const answers = await Promise.all(
+      Array.from({ length: 2 * JUNK_PER_ADDRESS }, (_, index) =>
+        submit(signup, { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` }, from("203.0.113.9")),
+      ),
+    );
+    expect(standIn.received.siteverify.length).toBeLessThanOrEqual(JUNK_PER_ADDRESS);
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([502, 429]));
   });
 
   it("200 forged tokens posted at once from one address cost at most the allowance in siteverify calls", async () => {
@@ -598,7 +627,7 @@ describe("limits that fit real networks", () => {
   it("without trusted proxies the socket's address is the sender, whatever X-Forwarded-For says", async () => {
     const signup = verifying({ TRUST_PROXY: "0" });
     const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
-    for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+    for (let attempt = 0; attempt < JUNK_PER_ADDRESS; attempt++) {
       await submit(signup, { email: "ana@", hcaptchaToken: "" }, peer("203.0.113.5", `198.51.100.${attempt}`));
     }
     const fields = () => ({ email: "ana@exemplo.com.br", hcaptchaToken: token() });
@@ -609,7 +638,7 @@ describe("limits that fit real networks", () => {
   it("requests whose sender cannot be told share one allowance: the limit fails closed", async () => {
     const signup = verifying();
     const unreadable = ["", "garbage", "999.1.1.1", "not-an-ip", "::zz"];
-    for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+    for (let attempt = 0; attempt < JUNK_PER_ADDRESS; attempt++) {
       await submit(signup, { email: "ana@", hcaptchaToken: "" }, { "x-forwarded-for": unreadable[attempt % 5]! });
     }
     const answer = await submit(
@@ -625,7 +654,7 @@ describe("limits that fit real networks", () => {
     const sixtyFour = ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443"];
     const ipv4 = ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"];
     for (const spellings of [sixtyFour, ipv4]) {
-      for (let attempt = 0; attempt < FAILURES_PER_ADDRESS; attempt++) {
+      for (let attempt = 0; attempt < JUNK_PER_ADDRESS; attempt++) {
         await submit(
           signup,
           { email: "ana@", hcaptchaToken: "" },
