@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 
 /**
- * The socket's address, written by the server guard (server-guards.server.ts)
+ * The socket's address, written by the server guard (guards.server.ts)
  * over anything a client sent under this name: remix-serve hands Remix no
  * other way to know who is connected.
  */

@@ -8,9 +8,10 @@ export const DRAIN_LIMIT_MS = 9_000;
 /** What a stop needs after the last sign-up's answer is ready: writing it out. */
 export const ANSWER_MARGIN_MS = 500;
 /**
- * The longest one sign-up's outgoing calls (Redis, siteverify, the webhook)
- * may take in all: each call gets at most what is left of it, so a sign-up
- * admitted before SIGTERM is always answered before the drain ends.
+ * The longest one sign-up's outgoing calls may take in all: siteverify and the
+ * webhook get at most what is left of it; the Redis commands after them (each
+ * at most 250 ms) fit in ANSWER_MARGIN_MS, so a sign-up admitted before
+ * SIGTERM is always answered before the drain ends.
  */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 
