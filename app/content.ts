@@ -190,3 +190,27 @@ export const content = {
 } as const;
 
 export type FeatureIcon = (typeof content.features.items)[number]["icon"];
+
+/**
+ * The labels of the app drawn beside the hero (decorative: the text beside it
+ * says the same). Sample figures; the plans' balances add up to the total. An
+ * export of its own: only the server draws the picture, so the browser's
+ * bundle leaves these out.
+ */
+export const productPreviewContent = {
+  clock: "9:41",
+  greeting: "Olá, Ana",
+  avatar: "A",
+  totalLabel: "Sua previdência hoje",
+  total: "R$ 248.930,52",
+  totalChange: "+9,7% em 12 meses",
+  openInsurance: "Conectado pelo Open Insurance",
+  plansTitle: "Seus planos",
+  plansCount: "3 planos",
+  plans: [
+    { name: "PGBL · Renda fixa", balance: "R$ 132.410,20", change: "+10,4%" },
+    { name: "VGBL · Multimercado", balance: "R$ 86.275,04", change: "+8,9%" },
+    { name: "Fundo de pensão", balance: "R$ 30.245,28", change: "+9,1%" },
+  ],
+  action: "Simular portabilidade",
+} as const;

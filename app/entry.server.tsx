@@ -1,7 +1,9 @@
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
-import { renderToString } from "react-dom/server";
+import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { InlineCssProvider } from "./components/inline-stylesheet";
+import { ProductPreview } from "./components/product-preview";
+import { ProductPreviewMarkupProvider } from "./components/product-preview-picture";
 import { PageCache } from "./page/page-cache.server";
 import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
@@ -9,7 +11,7 @@ import { isHttps } from "./server/client-address.server";
 import { installServerPlumbing } from "./server/guards.server";
 import { logError } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
-import { settings } from "./server/services.server";
+import { settings, site } from "./server/services.server";
 import stylesheetUrl from "./tailwind.css";
 
 installServerPlumbing();
@@ -18,6 +20,8 @@ const pages = new PageCache();
 const development = settings.NODE_ENV === "development";
 /** Read once in production; the dev server rebuilds it, so read it per render there. */
 const productionCss = development ? null : readPublicFile(stylesheetUrl);
+/** The hero's drawing, made once: it changes with nothing but the site's name. */
+const productPreview = renderToStaticMarkup(<ProductPreview siteName={site.name} />);
 
 export default function handleRequest(
   request: Request,
@@ -37,7 +41,9 @@ export default function handleRequest(
     render: () =>
       renderToString(
         <InlineCssProvider value={productionCss ?? readPublicFile(stylesheetUrl)}>
-          <RemixServer context={context} url={request.url} />
+          <ProductPreviewMarkupProvider value={productPreview}>
+            <RemixServer context={context} url={request.url} />
+          </ProductPreviewMarkupProvider>
         </InlineCssProvider>,
       ),
   });

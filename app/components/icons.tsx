@@ -1,6 +1,6 @@
 import type { FeatureIcon as FeatureIconName } from "~/content";
 
-const PATHS: Record<FeatureIconName | "logo" | "check", string> = {
+export const ICON_PATHS: Record<FeatureIconName | "logo" | "check", string> = {
   logo: "M12 3 4 6.5v5.2c0 4.6 3.4 8.6 8 9.3 4.6-.7 8-4.7 8-9.3V6.5L12 3Zm-3.5 9.5 2.5 2.5 4.5-5",
   check: "m5 12.5 4.5 4.5L19 7.5",
   dashboard: "M4 4h7v9H4zM13 4h7v5h-7zM13 11h7v9h-7zM4 15h7v5H4z",
@@ -12,7 +12,7 @@ const PATHS: Record<FeatureIconName | "logo" | "check", string> = {
 };
 
 /** Line icons drawn inline: no request, no icon font, styled by currentColor. */
-export function Icon({ name, className = "h-6 w-6" }: { name: keyof typeof PATHS; className?: string }) {
+export function Icon({ name, className = "h-6 w-6" }: { name: keyof typeof ICON_PATHS; className?: string }) {
   return (
     <svg
       className={className}
@@ -25,7 +25,7 @@ export function Icon({ name, className = "h-6 w-6" }: { name: keyof typeof PATHS
       aria-hidden="true"
       focusable="false"
     >
-      <path d={PATHS[name]} />
+      <path d={ICON_PATHS[name]} />
     </svg>
   );
 }

@@ -1,0 +1,116 @@
+import type { Page, TestInfo } from "@playwright/test";
+import { blockHcaptcha } from "./support/fake-hcaptcha";
+import { expect, test, waitForHydration } from "./fixtures";
+
+/** Small and common phones, a tablet, a laptop. */
+const SCREENS = [
+  { width: 320, height: 640 },
+  { width: 360, height: 640 },
+  { width: 390, height: 844 },
+  { width: 768, height: 1024 },
+  { width: 1280, height: 800 },
+] as const;
+
+const picture = (page: Page) => page.locator("#product-preview svg");
+const callToAction = (page: Page) => page.getByRole("link", { name: "Seja o primeiro a saber!" });
+
+/** The first screen as a visitor sees it, kept with the test's results. */
+async function keepScreenshot(page: Page, testInfo: TestInfo, name: string) {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+/** Every layout shift since the navigation started, as the browser recorded them (CLS's inputs). */
+function layoutShiftTotal(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        type LayoutShift = PerformanceEntry & { value: number; hadRecentInput: boolean };
+        let total = 0;
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as LayoutShift[]) if (!entry.hadRecentInput) total += entry.value;
+        });
+        observer.observe({ type: "layout-shift", buffered: true });
+        // Buffered entries are delivered in the observer's first task; this one runs after it.
+        setTimeout(() => {
+          observer.disconnect();
+          resolve(total);
+        });
+      }),
+  );
+}
+
+test.beforeEach(async ({ page }) => {
+  await blockHcaptcha(page);
+});
+
+for (const screen of SCREENS) {
+  test(`at ${screen.width}×${screen.height} the hero fits the width, nothing shifts, and the screenshot is kept`, async ({
+    page,
+  }, testInfo) => {
+    await page.setViewportSize(screen);
+    await page.goto("/");
+    await waitForHydration(page);
+    await page.waitForLoadState("networkidle");
+    await keepScreenshot(page, testInfo, `hero-${screen.width}x${screen.height}`);
+
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(screen.width);
+    const box = (await picture(page).boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(screen.width);
+    expect(await layoutShiftTotal(page)).toBe(0);
+  });
+}
+
+for (const screen of SCREENS.filter(({ height }) => height === 640)) {
+  test(`on a ${screen.width}×640 phone the whole call to action is on the first screen, above the picture`, async ({
+    page,
+  }) => {
+    await page.setViewportSize(screen);
+    await page.goto("/");
+    const cta = (await callToAction(page).boundingBox())!;
+    expect(cta.y).toBeGreaterThanOrEqual(0);
+    expect(cta.y + cta.height).toBeLessThanOrEqual(640);
+    // The picture starts below the first screen: it can neither push the button down nor be its largest paint.
+    expect((await picture(page).boundingBox())!.y).toBeGreaterThanOrEqual(640);
+  });
+}
+
+test("at 1280 px the app's picture stands beside the text, whole and on the first screen", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/");
+  await waitForHydration(page);
+  // Still there once React has taken the page over (the browser reuses the drawing the HTML brought).
+  await expect(picture(page)).toBeInViewport({ ratio: 1 });
+  await expect(picture(page).getByText("R$ 248.930,52")).toBeVisible();
+  await expect(picture(page).getByText("Conectado pelo Open Insurance")).toBeVisible();
+  const drawing = (await picture(page).boundingBox())!;
+  const title = (await page.getByRole("heading", { level: 1 }).boundingBox())!;
+  const cta = (await callToAction(page).boundingBox())!;
+  expect(drawing.width).toBeGreaterThanOrEqual(280);
+  expect(drawing.x).toBeGreaterThanOrEqual(title.x + title.width);
+  expect(drawing.y).toBeLessThan(cta.y);
+  expect(drawing.y + drawing.height).toBeGreaterThan(cta.y + cta.height);
+});
+
+test("the picture is decoration: a screen reader meets the hero's text, not the drawing's figures", async ({
+  page,
+}) => {
+  await page.goto("/");
+  const hero = await page.locator("main > section").first().ariaSnapshot();
+  expect(hero).toContain("Toda a sua previdência privada em um só app");
+  expect(hero).not.toContain("248.930,52");
+  expect(hero).not.toContain("Simular portabilidade");
+});
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the picture is drawn by the server alone", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto("/");
+    await expect(picture(page)).toBeInViewport({ ratio: 1 });
+    await expect(picture(page).getByText("R$ 248.930,52")).toBeVisible();
+  });
+});
