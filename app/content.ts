@@ -12,6 +12,9 @@ export const content = {
     description:
       "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
     themeColor: "#0b6a55",
+    /** The link preview's picture (public/og-image.png, made by `npm run share-images`). */
+    shareImageAlt: (siteName: string) =>
+      `${siteName}: o título "Toda a sua previdência privada em um só app" ao lado de um celular com o painel do app — três planos de previdência, o saldo total em reais e a conexão pelo Open Insurance.`,
   },
   banner: "Lançamento em breve",
   hero: {

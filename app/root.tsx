@@ -3,15 +3,19 @@ import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRout
 import type { ReactNode } from "react";
 import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
+import { TOUCH_ICON } from "~/page/share-images";
 import { site } from "~/server/services.server";
 
-export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+export const links: LinksFunction = () => [
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "apple-touch-icon", href: TOUCH_ICON.path },
+];
 
 export function loader() {
-  return json({ siteName: site.name, contactEmail: site.contactEmail });
+  return json({ siteName: site.name, contactEmail: site.contactEmail, publicUrl: site.publicUrl });
 }
 
-/** The site's name and contact never change while the process runs. */
+/** The site's name, contact and address never change while the process runs. */
 export const shouldRevalidate = () => false;
 
 export function Layout({ children }: { children: ReactNode }) {

@@ -7,6 +7,7 @@ import { SiteHeader } from "~/components/site-header";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
+import { SHARE_IMAGE } from "~/page/share-images";
 import type { loader as rootLoader } from "~/root";
 import { signup, site } from "~/server/services.server";
 
@@ -26,10 +27,29 @@ export async function action({ request }: ActionFunctionArgs) {
 export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
   formMethod === "POST" ? false : defaultShouldRevalidate;
 
+/**
+ * Link previews need absolute addresses, made from PUBLIC_URL alone: the
+ * request's Host header is the sender's to choose, and the render is shared.
+ * Without PUBLIC_URL the picture, canonical address and og:url are left out.
+ */
 export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({ matches }) => {
-  const siteName = matches.find((match) => match.id === "root")?.data?.siteName ?? "";
+  const root = matches.find((match) => match.id === "root")?.data;
+  const siteName = root?.siteName ?? "";
+  const publicUrl = root?.publicUrl ?? null;
   const title = content.meta.title(siteName);
   const { description } = content.meta;
+  const linkPreviewTags = publicUrl
+    ? [
+        { tagName: "link", rel: "canonical", href: `${publicUrl}/` },
+        { property: "og:url", content: `${publicUrl}/` },
+        { property: "og:image", content: `${publicUrl}${SHARE_IMAGE.path}` },
+        { property: "og:image:type", content: "image/png" },
+        { property: "og:image:width", content: String(SHARE_IMAGE.width) },
+        { property: "og:image:height", content: String(SHARE_IMAGE.height) },
+        { property: "og:image:alt", content: content.meta.shareImageAlt(siteName) },
+        { name: "twitter:image:alt", content: content.meta.shareImageAlt(siteName) },
+      ]
+    : [];
   return [
     { title },
     { name: "description", content: description },
@@ -38,9 +58,10 @@ export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({
     { property: "og:site_name", content: siteName },
     { property: "og:title", content: title },
     { property: "og:description", content: description },
-    { name: "twitter:card", content: "summary" },
+    { name: "twitter:card", content: publicUrl ? "summary_large_image" : "summary" },
     { name: "twitter:title", content: title },
     { name: "twitter:description", content: description },
+    ...linkPreviewTags,
   ];
 };
 

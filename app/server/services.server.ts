@@ -19,6 +19,7 @@ export const site = {
   name: settings.SITE_NAME,
   contactEmail: settings.CONTACT_EMAIL,
   captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
+  publicUrl: settings.PUBLIC_URL ?? null,
 };
 
 const metrics = new Metrics();

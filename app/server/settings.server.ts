@@ -62,6 +62,19 @@ function decodes(part: string): boolean {
   }
 }
 
+/** "https://prevly.com.br/" → "https://prevly.com.br": the scheme, host and port alone. */
+const publicOrigin = z
+  .url({ protocol: /^https?$/, error: "must be the page's public address, an http(s) URL like https://prevly.com.br" })
+  .refine(
+    (url) => {
+      if (!URL.canParse(url)) return true; // already refused as no URL
+      const { pathname, search, hash, username, password } = new URL(url);
+      return pathname === "/" && !search && !hash && !username && !password;
+    },
+    { error: "must be an origin only (scheme, host and port), without path, query, fragment or credentials" },
+  )
+  .transform((url) => new URL(url).origin);
+
 const wholeNumber = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
@@ -73,6 +86,8 @@ const schema = z
     PORT: wholeNumber(1, 65535).optional(),
     SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
     CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
+    // Link previews need absolute addresses; the request's Host is the visitor's to choose.
+    PUBLIC_URL: publicOrigin.optional(),
     WEBHOOK_URL: httpUrl("the automation webhook")
       .refine((url) => !URL.canParse(url) || (decodes(new URL(url).username) && decodes(new URL(url).password)), {
         error: "holds credentials that are not valid percent-encoding (write a % in them as %25)",
@@ -213,6 +228,9 @@ export function startupWarnings(settings: Settings): string[] {
   }
   if (!settings.REDIS_URL) {
     warnings.push("REDIS_URL is not set: limits and the replay guard live in this process (one instance only)");
+  }
+  if (!settings.PUBLIC_URL) {
+    warnings.push("PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url");
   }
   return warnings;
 }

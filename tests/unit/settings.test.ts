@@ -79,6 +79,17 @@ describe("settings", () => {
     expect(parseSettings({}).RELAY_MODE).toBe("direct");
   });
 
+  it("reads PUBLIC_URL as the page's origin: scheme, host and port, no trailing slash", () => {
+    expect(parseSettings({ PUBLIC_URL: "https://prevly.com.br/" }).PUBLIC_URL).toBe("https://prevly.com.br");
+    expect(parseSettings({ PUBLIC_URL: "https://prevly.com.br" }).PUBLIC_URL).toBe("https://prevly.com.br");
+    expect(parseSettings({ PUBLIC_URL: "HTTPS://Prevly.COM.br:8443" }).PUBLIC_URL).toBe("https://prevly.com.br:8443");
+    expect(parseSettings({ PUBLIC_URL: "https://previdência.com.br" }).PUBLIC_URL).toBe(
+      "https://xn--previdncia-r7a.com.br",
+    );
+    expect(parseSettings({ PUBLIC_URL: "http://127.0.0.1:3000" }).PUBLIC_URL).toBe("http://127.0.0.1:3000");
+    expect(parseSettings({}).PUBLIC_URL).toBeUndefined();
+  });
+
   it("derives the source slug from the site name", () => {
     expect(parseSettings({ SITE_NAME: "Minha Previdência" }).SIGNUP_SOURCE).toBe("minha-previdencia-landing");
     expect(slugify("  Ação & Cia.  ")).toBe("acao-cia");
@@ -114,6 +125,12 @@ describe("settings", () => {
       "https://n8n:50%off@n8n.exemplo.com/webhook/x",
       "WEBHOOK_URL holds credentials that are not valid percent-encoding (write a % in them as %25)",
     ],
+    ["PUBLIC_URL", "prevly.com.br", "PUBLIC_URL must be the page's public address, an http(s) URL"],
+    ["PUBLIC_URL", "ftp://prevly.com.br", "PUBLIC_URL must be the page's public address, an http(s) URL"],
+    ["PUBLIC_URL", "https://prevly.com.br/lancamento", "PUBLIC_URL must be an origin only"],
+    ["PUBLIC_URL", "https://prevly.com.br/?utm_source=x", "PUBLIC_URL must be an origin only"],
+    ["PUBLIC_URL", "https://prevly.com.br/#cadastro", "PUBLIC_URL must be an origin only"],
+    ["PUBLIC_URL", "https://admin:senha@prevly.com.br", "PUBLIC_URL must be an origin only"],
   ])("a bad %s stops start-up with one line naming it", (name, value, message) => {
     expect(() => parseSettings({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
   });
@@ -131,8 +148,10 @@ describe("settings", () => {
       "HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification",
       `SIGNUP_SECRET is not set: the one kept in ${join(APP_ROOT, "data/signup-secret")} is used`,
       "REDIS_URL is not set: limits and the replay guard live in this process (one instance only)",
+      "PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url",
     ]);
     const configured = parseSettings({
+      PUBLIC_URL: "https://prevly.com.br",
       WEBHOOK_URL: "https://automacao.exemplo.com/hook",
       HCAPTCHA_SECRET: "segredo",
       SIGNUP_SECRET: "s".repeat(40),

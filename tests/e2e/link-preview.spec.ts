@@ -1,0 +1,118 @@
+import { request as httpRequest } from "node:http";
+import type { Page } from "@playwright/test";
+import { content } from "~/content";
+import { freePort, startApp, type RunningApp } from "../harness/app-server";
+import { expect, test } from "./fixtures";
+
+/** What WhatsApp still shows as a preview. */
+const MAX_SHARE_IMAGE_BYTES = 300 * 1024;
+const ALT = content.meta.shareImageAlt("Prevly");
+
+/** Width and height from a PNG's header (its IHDR chunk), or null when it is no PNG. */
+function pngSize(bytes: Buffer): { width: number; height: number } | null {
+  const signature = "89504e470d0a1a0a";
+  if (bytes.subarray(0, 8).toString("hex") !== signature || bytes.subarray(12, 16).toString() !== "IHDR") return null;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+const metaContent = (page: Page, key: string) =>
+  page.locator(`meta[property="${key}"], meta[name="${key}"]`).getAttribute("content");
+
+test("without PUBLIC_URL the page carries no picture, canonical address or og:url, and a plain card", async ({
+  page,
+}) => {
+  await page.goto("/");
+  await expect(page.locator('meta[property="og:title"]')).toHaveCount(1);
+  for (const property of ["og:image", "og:image:width", "og:image:height", "og:image:alt", "og:url"]) {
+    await expect(page.locator(`meta[property="${property}"]`), property).toHaveCount(0);
+  }
+  await expect(page.locator('link[rel="canonical"]')).toHaveCount(0);
+  expect(await metaContent(page, "twitter:card")).toBe("summary");
+});
+
+test.describe("with PUBLIC_URL", () => {
+  let app: RunningApp;
+  test.beforeAll(async () => {
+    const port = await freePort();
+    // The page's public address is this server's own, so the picture can be fetched from it.
+    app = await startApp(
+      { PUBLIC_URL: `http://127.0.0.1:${port}/`, SIGNUP_SECRET: "link-preview-secret-0123456789abcdef" },
+      { expectPort: port },
+    );
+  });
+  test.afterAll(async () => {
+    await app?.stop();
+  });
+
+  test("the link preview has a 1200×630 PNG under 300 KB, its size and alt text, og:url and canonical", async ({
+    page,
+    request,
+  }) => {
+    await page.goto(app.origin);
+    const imageUrl = await metaContent(page, "og:image");
+    expect(imageUrl).toBe(`${app.origin}/og-image.png`);
+    expect(await metaContent(page, "og:url")).toBe(`${app.origin}/`);
+    await expect(page.locator('link[rel="canonical"]')).toHaveAttribute("href", `${app.origin}/`);
+    expect(await metaContent(page, "twitter:card")).toBe("summary_large_image");
+    expect(await metaContent(page, "og:image:alt")).toBe(ALT);
+    expect(await metaContent(page, "twitter:image:alt")).toBe(ALT);
+    expect(await metaContent(page, "og:image:type")).toBe("image/png");
+
+    const image = await request.get(imageUrl!);
+    expect(image.status()).toBe(200);
+    expect(image.headers()["content-type"]).toBe("image/png");
+    // Crawlers and browsers may keep it an hour; a new picture reaches them within that.
+    expect(image.headers()["cache-control"]).toBe("public, max-age=3600");
+    const bytes = await image.body();
+    expect(bytes.byteLength).toBeLessThan(MAX_SHARE_IMAGE_BYTES);
+    const size = pngSize(bytes);
+    expect(size).toEqual({ width: 1200, height: 630 });
+    expect(await metaContent(page, "og:image:width")).toBe(String(size!.width));
+    expect(await metaContent(page, "og:image:height")).toBe(String(size!.height));
+  });
+
+  test("a phone's home screen gets a 180×180 PNG icon", async ({ page, request }) => {
+    await page.goto(app.origin);
+    const href = await page.locator('link[rel="apple-touch-icon"]').getAttribute("href");
+    const icon = await request.get(new URL(href!, app.origin).href);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()["content-type"]).toBe("image/png");
+    expect(pngSize(await icon.body())).toEqual({ width: 180, height: 180 });
+  });
+
+  test("a forged Host header never reaches the addresses, not even in the render shared with others", async () => {
+    // Node's client sends the Host it is given, as anyone's script can.
+    const forged = await new Promise<string>((resolve, reject) => {
+      const url = new URL(app.origin);
+      const outgoing = httpRequest(
+        { host: url.hostname, port: url.port, path: "/", headers: { host: "atacante.exemplo" } },
+        (response) => {
+          let html = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (html += chunk));
+          response.on("end", () => resolve(html));
+        },
+      );
+      outgoing.on("error", reject);
+      outgoing.end();
+    });
+    expect(forged).toContain(`<link rel="canonical" href="${app.origin}/"/>`);
+    expect(forged).toContain(`content="${app.origin}/og-image.png"`);
+    expect(forged).not.toContain("atacante.exemplo");
+    const next = await (await fetch(`${app.origin}/`)).text();
+    expect(next).not.toContain("atacante.exemplo");
+  });
+
+  test("the start-up log warns about PUBLIC_URL only while it is unset", async () => {
+    const unset = await startApp({ SIGNUP_SECRET: "link-preview-secret-0123456789abcdef" });
+    try {
+      expect(unset.output()).toContain(
+        "[config] warning: PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url",
+      );
+    } finally {
+      await unset.stop();
+    }
+    expect(app.output()).toContain("[config] warning: REDIS_URL is not set");
+    expect(app.output()).not.toContain("PUBLIC_URL");
+  });
+});
