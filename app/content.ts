@@ -100,6 +100,8 @@ export const content = {
       "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
     questionLegend: "Verificação anti-robô",
     questionHint: "Responda com algarismos ou por extenso.",
+    /** Under the captcha: swaps it for the question, for visitors who cannot solve it (screen readers). */
+    questionInstead: "Não consegue resolver o captcha? Responda a uma pergunta",
     botTrapLabel: "Deixe este campo em branco",
     privacy: "Usamos seu e-mail apenas para avisar sobre o lançamento. Você pode pedir a exclusão quando quiser.",
   },

@@ -1,18 +1,21 @@
 import { content } from "~/content";
 import { FIELD, type Question } from "~/signup/result";
 
-/** The fallback question that stands in for hCaptcha when it cannot run. */
+/** The answer's field: the form puts the cursor there when the visitor swaps the captcha for the question. */
+export const QUESTION_ANSWER_ID = "question-answer";
+
+/** The fallback question that stands in for hCaptcha when it cannot run, or cannot be solved. */
 export function QuestionField({ question }: { question: Question }) {
   const { signup } = content;
   return (
     <fieldset className="rounded-xl border border-slate-300 p-4">
       <legend className="px-1 text-sm font-semibold">{signup.questionLegend}</legend>
       <input type="hidden" name={FIELD.questionToken} value={question.token} />
-      <label htmlFor="question-answer" className="block font-medium">
+      <label htmlFor={QUESTION_ANSWER_ID} className="block font-medium">
         {question.text}
       </label>
       <input
-        id="question-answer"
+        id={QUESTION_ANSWER_ID}
         name={FIELD.questionAnswer}
         type="text"
         inputMode="text"

@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { content, EMAIL_INPUT_ID } from "~/content";
 import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
 import { BotTrapFields } from "./bot-trap-fields";
-import { QuestionField } from "./question-field";
+import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
 import { useHydrated } from "./use-hydrated";
 
 /** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
@@ -24,11 +24,13 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const [enhance, setEnhance] = useState(false);
   const [captchaToken, setCaptchaToken] = useState("");
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
+  /** The visitor asked for the question instead of the captcha (hCaptcha shuts out many screen-reader users). */
+  const [questionChosen, setQuestionChosen] = useState(false);
 
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
   const currentQuestion = result?.question ?? question;
   const currentBotTrap = result?.botTrap ?? botTrap;
-  const showQuestion = captchaUnavailable && currentQuestion !== null;
+  const showQuestion = (captchaUnavailable || questionChosen) && currentQuestion !== null;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
 
@@ -46,8 +48,23 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   }, [enhance]);
 
   useEffect(() => {
-    if (result?.ok && emailRef.current) emailRef.current.value = "";
+    if (!result?.ok) return;
+    if (emailRef.current) emailRef.current.value = "";
+    const answer = document.getElementById(QUESTION_ANSWER_ID);
+    if (answer instanceof HTMLInputElement) answer.value = "";
   }, [result]);
+
+  // The control that asked for the question is gone: the cursor goes where the answer is typed.
+  useEffect(() => {
+    if (questionChosen) document.getElementById(QUESTION_ANSWER_ID)?.focus();
+  }, [questionChosen]);
+
+  const chooseQuestion = () => {
+    // The answer is the proof now (the server prefers a captcha token when both come).
+    setCaptchaToken("");
+    setQuestionChosen(true);
+  };
+  const captchaPlaceholder = showQuestion ? null : <CaptchaPlaceholder />;
 
   return (
     <Form
@@ -81,7 +98,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
 
       <input type="hidden" name={FIELD.captchaToken} value={captchaToken} />
       {hydrated && enhance ? (
-        <Suspense fallback={<CaptchaPlaceholder />}>
+        <Suspense fallback={captchaPlaceholder}>
           <SignupEnhancements
             siteKey={captchaSiteKey}
             result={result}
@@ -91,7 +108,16 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           />
         </Suspense>
       ) : hydrated ? (
-        <CaptchaPlaceholder />
+        captchaPlaceholder
+      ) : null}
+      {hydrated && currentQuestion !== null && !showQuestion ? (
+        <button
+          type="button"
+          onClick={chooseQuestion}
+          className="py-1 text-left text-sm font-semibold text-brand-700 underline underline-offset-4 hover:text-brand-900"
+        >
+          {signup.questionInstead}
+        </button>
       ) : null}
       {captchaUnavailable && currentQuestion === null ? (
         <p role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-red-900">

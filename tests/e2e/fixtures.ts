@@ -34,7 +34,7 @@ export function uniqueEmail(tag: string): string {
  * least as long ago as a person needs to fill it in, so pressing now is a
  * person's press, not a bot's.
  */
-async function afterMinimumTime(page: Page): Promise<void> {
+export async function afterMinimumTime(page: Page): Promise<void> {
   const signed = await page.locator('input[name="from__confirm"]').inputValue();
   const validFrom = Number(signed.split(".")[0]);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, validFrom - Date.now())));

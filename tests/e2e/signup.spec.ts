@@ -4,10 +4,13 @@ import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.serve
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
-import { expect, signupForm, test, uniqueEmail } from "./fixtures";
+import AxeBuilder from "@axe-core/playwright";
+import { afterMinimumTime, expect, signupForm, test, uniqueEmail } from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
+const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
+const QUESTION_INSTEAD = "Não consegue resolver o captcha? Responda a uma pergunta";
 
 test.describe("with JavaScript and hCaptcha", () => {
   test.beforeEach(async ({ page }) => {
@@ -172,6 +175,87 @@ test.describe("with JavaScript and hCaptcha", () => {
     await expect(busy).toBeDisabled();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
     expect((await standIn.received()).webhook).toHaveLength(1);
+  });
+});
+
+test.describe("the question instead of the captcha, with JavaScript", () => {
+  test.beforeEach(async ({ page }) => {
+    await fakeHcaptcha(page);
+    await page.goto("/");
+    await signupForm(page).email.scrollIntoViewIfNeeded();
+    await expect(signupForm(page).captcha).toBeVisible();
+  });
+
+  const solved = async (page: import("@playwright/test").Page, offset = 0) =>
+    String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset);
+
+  test("a keyboard user finds it under the captcha, answers, and is signed up exactly once", async ({
+    page,
+    standIn,
+  }) => {
+    const form = signupForm(page);
+    const email = uniqueEmail("teclado");
+    await form.email.focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await expect(form.captcha).toBeFocused();
+    await page.keyboard.press("Tab");
+    const swap = page.getByRole("button", { name: QUESTION_INSTEAD });
+    await expect(swap).toBeFocused();
+    await page.keyboard.press("Enter");
+
+    const answer = page.getByLabel(QUESTION);
+    await expect(answer).toBeFocused();
+    await expect(form.captcha).toBeHidden();
+    await expect(swap).toHaveCount(0);
+    await expect(page.getByRole("group", { name: "Verificação anti-robô" })).toBeVisible();
+    await page.keyboard.type(await solved(page));
+    await afterMinimumTime(page);
+    await page.keyboard.press("Enter");
+
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    await expect(page.getByText(SUCCESS)).toBeVisible();
+    const { webhook } = await standIn.received();
+    expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email, hcaptchaToken: "" })]);
+    await expect(form.email).toHaveValue("");
+    await expect(answer).toHaveValue("");
+  });
+
+  test("a wrong answer is refused in place: the e-mail stays and the server's next question takes its place", async ({
+    page,
+    standIn,
+  }) => {
+    const form = signupForm(page);
+    const email = uniqueEmail("conta-errada");
+    await form.email.fill(email);
+    await page.getByRole("button", { name: QUESTION_INSTEAD }).click();
+    const token = page.locator('input[name="challengeToken"]');
+    const firstToken = await token.inputValue();
+    await page.getByLabel(QUESTION).fill(await solved(page, 1));
+    await form.press();
+
+    await expect(page.getByText("Resposta incorreta")).toBeVisible();
+    await expect(page.getByText("Confira a conta e responda à nova pergunta.")).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+    await expect(token).not.toHaveValue(firstToken);
+    await expect(page.getByLabel(QUESTION)).toHaveValue("");
+    await expect(form.captcha).toBeHidden();
+    expect((await standIn.received()).webhook).toHaveLength(0);
+
+    await page.getByLabel(QUESTION).fill(await solved(page));
+    await form.press();
+    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    const { webhook } = await standIn.received();
+    expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email, hcaptchaToken: "" })]);
+  });
+
+  test("the form breaks no axe rule with the captcha, nor once the question has taken its place", async ({ page }) => {
+    const form = page.locator("#cadastro form");
+    const axe = () => new AxeBuilder({ page }).include("#cadastro form").analyze();
+    expect((await axe()).violations).toEqual([]);
+    await page.getByRole("button", { name: QUESTION_INSTEAD }).click();
+    await expect(form.getByLabel(QUESTION)).toBeVisible();
+    expect((await axe()).violations).toEqual([]);
   });
 });
 
