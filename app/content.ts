@@ -12,7 +12,13 @@ export const content = {
     description:
       "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
     themeColor: "#0b6a55",
-    /** The link preview's picture (public/og-image.png, made by `npm run share-images`). */
+    /**
+     * The pictures `npm run share-images` draws into public/: the link preview WhatsApp,
+     * Instagram, LinkedIn and X show (PNG under 300 KB, which WhatsApp needs) and the icon a
+     * phone puts on its home screen. remix-serve serves them with an hour's cache.
+     */
+    shareImage: { path: "/og-image.png", width: 1200, height: 630 },
+    touchIcon: { path: "/apple-touch-icon.png", width: 180, height: 180 },
     shareImageAlt: (siteName: string) =>
       `${siteName}: o título "Toda a sua previdência privada em um só app" ao lado de um celular com o painel do app — três planos de previdência, o saldo total em reais e a conexão pelo Open Insurance.`,
   },

@@ -3,12 +3,11 @@ import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRout
 import type { ReactNode } from "react";
 import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
-import { TOUCH_ICON } from "~/page/share-images";
 import { site } from "~/server/services.server";
 
 export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
-  { rel: "apple-touch-icon", href: TOUCH_ICON.path },
+  { rel: "apple-touch-icon", href: content.meta.touchIcon.path },
 ];
 
 export function loader() {

@@ -12,7 +12,6 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { ICON_PATHS } from "../app/components/icons";
 import { ProductPreview } from "../app/components/product-preview";
 import { content } from "../app/content";
-import { SHARE_IMAGE, TOUCH_ICON } from "../app/page/share-images";
 import { parseSettings } from "../app/server/settings.server";
 import { chromiumFlags, chromiumPath } from "../tests/harness/chromium";
 import { ROOT } from "./lib/processes";
@@ -20,6 +19,7 @@ import { ROOT } from "./lib/processes";
 /** What WhatsApp still shows as a preview. */
 const MAX_SHARE_IMAGE_BYTES = 300 * 1024;
 
+const { shareImage, touchIcon } = content.meta;
 const siteName = parseSettings({ SITE_NAME: process.env.SITE_NAME }).SITE_NAME;
 /** The page's font stack and hero colours (tailwind.config.ts). */
 const FONT = `system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif`;
@@ -38,9 +38,9 @@ const page = (width: number, height: number, body: string) => `<!DOCTYPE html>
   body { font-family: ${FONT}; background: ${HERO_BACKGROUND}; color: #fff; -webkit-font-smoothing: antialiased; }
 </style></head><body>${body}</body></html>`;
 
-const shareImage = page(
-  SHARE_IMAGE.width,
-  SHARE_IMAGE.height,
+const shareImagePage = page(
+  shareImage.width,
+  shareImage.height,
   `<div style="position:absolute; left:72px; top:64px; width:680px">
      <div style="display:flex; align-items:center; gap:14px">
        ${logo(52, 1.9)}
@@ -61,17 +61,17 @@ const shareImage = page(
 );
 
 /** iOS rounds the corners itself: the icon fills its square. */
-const touchIcon = page(
-  TOUCH_ICON.width,
-  TOUCH_ICON.height,
+const touchIconPage = page(
+  touchIcon.width,
+  touchIcon.height,
   `<div style="display:flex; width:100%; height:100%; align-items:center; justify-content:center">${logo(124, 1.7)}</div>`,
 );
 
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
 try {
   for (const [html, { path, width, height }] of [
-    [shareImage, SHARE_IMAGE],
-    [touchIcon, TOUCH_ICON],
+    [shareImagePage, shareImage],
+    [touchIconPage, touchIcon],
   ] as const) {
     const tab = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
     await tab.setContent(html);
@@ -80,10 +80,10 @@ try {
     await tab.close();
     console.log(`public${path}: ${width}×${height}, ${statSync(file).size.toLocaleString("en")} bytes`);
   }
-  const shareImageBytes = statSync(`${ROOT}public${SHARE_IMAGE.path}`).size;
+  const shareImageBytes = statSync(`${ROOT}public${shareImage.path}`).size;
   if (shareImageBytes > MAX_SHARE_IMAGE_BYTES) {
     console.error(
-      `public${SHARE_IMAGE.path} is over ${MAX_SHARE_IMAGE_BYTES / 1024} KB: WhatsApp would show no picture`,
+      `public${shareImage.path} is over ${MAX_SHARE_IMAGE_BYTES / 1024} KB: WhatsApp would show no picture`,
     );
     process.exitCode = 1;
   }

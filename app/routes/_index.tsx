@@ -7,7 +7,6 @@ import { SiteHeader } from "~/components/site-header";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
-import { SHARE_IMAGE } from "~/page/share-images";
 import type { loader as rootLoader } from "~/root";
 import { signup, site } from "~/server/services.server";
 
@@ -37,15 +36,15 @@ export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({
   const siteName = root?.siteName ?? "";
   const publicUrl = root?.publicUrl ?? null;
   const title = content.meta.title(siteName);
-  const { description } = content.meta;
+  const { description, shareImage } = content.meta;
   const linkPreviewTags = publicUrl
     ? [
         { tagName: "link", rel: "canonical", href: `${publicUrl}/` },
         { property: "og:url", content: `${publicUrl}/` },
-        { property: "og:image", content: `${publicUrl}${SHARE_IMAGE.path}` },
+        { property: "og:image", content: `${publicUrl}${shareImage.path}` },
         { property: "og:image:type", content: "image/png" },
-        { property: "og:image:width", content: String(SHARE_IMAGE.width) },
-        { property: "og:image:height", content: String(SHARE_IMAGE.height) },
+        { property: "og:image:width", content: String(shareImage.width) },
+        { property: "og:image:height", content: String(shareImage.height) },
         { property: "og:image:alt", content: content.meta.shareImageAlt(siteName) },
         { name: "twitter:image:alt", content: content.meta.shareImageAlt(siteName) },
       ]
