@@ -2,6 +2,7 @@ import http from "node:http";
 import { APP_ROOT } from "./app-files.server";
 import { PEER_ADDRESS_HEADER } from "./client-address.server";
 import { drainOnStop } from "./graceful-stop.server";
+import { lingerBeforeClosing } from "./lingering-close.server";
 import { logError, logEvent } from "./log.server";
 
 /** A path answered before Remix: true when it answered, false to hand the request on. */
@@ -75,6 +76,7 @@ export function installServerPlumbing(): void {
     const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
     const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
     const server = createServer({ ...BODY_DEADLINE, ...options }, (request, response) => {
+      lingerBeforeClosing(request);
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
       if (!ANSWERED_METHODS.has(request.method ?? "")) {

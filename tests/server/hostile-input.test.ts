@@ -276,6 +276,13 @@ describe("hostile input against the built server", () => {
     expect(response.status, app.output().slice(-3000)).toBe(expected);
   });
 
+  it("an upload too large is answered 413 and read on, never cut by a reset that overtakes the answer", async () => {
+    const upload = post(withBotTrap({ email: "a".repeat(5 * 1024 * 1024) }));
+    const statuses = new Set<number>();
+    for (let attempt = 0; attempt < 100; attempt++) statuses.add((await sendRaw(upload)).status);
+    expect([...statuses]).toEqual([413]);
+  });
+
   it("a path that cannot be percent-decoded gets the site's own 404 page", async () => {
     for (const path of ["/%", "/%E0%A4%A", "/planos/%zz?utm_source=x"]) {
       const response = await fetch(`${app.origin}${path}`);
