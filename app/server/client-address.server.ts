@@ -1,20 +1,12 @@
 import { isIP } from "node:net";
 
-/**
- * The socket's address, written by the server guard (guards.server.ts)
- * over anything a client sent under this name: remix-serve hands Remix no
- * other way to know who is connected.
- */
+/** The socket's address, written by guards.server.ts over anything a client sent: remix-serve hands Remix no other. */
 export const PEER_ADDRESS_HEADER = "x-landing-peer-address";
 
 /** The bucket shared by every request whose client cannot be told: limits fail closed. */
-export const UNKNOWN_CLIENT = "unknown";
+const UNKNOWN_CLIENT = "unknown";
 
-/**
- * The visitor's address: the socket's peer without trusted proxies, else the
- * N-th X-Forwarded-For entry from the right (the one our outermost trusted
- * proxy appended). Null when there is none that parses as an address.
- */
+/** The socket's peer without trusted proxies, else the N-th X-Forwarded-For entry from the right; null if none parses. */
 export function clientAddress(headers: Headers, trustedProxies: number): string | null {
   if (trustedProxies < 1) return normalizeAddress(headers.get(PEER_ADDRESS_HEADER) ?? "");
   const hops = (headers.get("x-forwarded-for") ?? "")
@@ -24,11 +16,8 @@ export function clientAddress(headers: Headers, trustedProxies: number): string 
   return normalizeAddress(hops[hops.length - trustedProxies] ?? "");
 }
 
-/**
- * One spelling per address: brackets and ports dropped, IPv4-mapped IPv6 as
- * IPv4, IPv6 lower-case and fully written out. Null for anything else.
- */
-export function normalizeAddress(raw: string): string | null {
+/** One spelling per address: brackets and ports dropped, IPv4-mapped IPv6 as IPv4, IPv6 lower-case and written out. */
+function normalizeAddress(raw: string): string | null {
   let text = raw.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
@@ -43,10 +32,7 @@ export function normalizeAddress(raw: string): string | null {
   return groups.join(":");
 }
 
-/**
- * The key a client is limited by: its IPv4 address, its IPv6 /64 (one home or
- * one cloud host gets a whole /64 to rotate through), or the shared bucket.
- */
+/** The key a client is limited by: IPv4 whole, IPv6 per /64 (one home or cloud host gets a whole /64 to rotate through). */
 export function clientKey(address: string | null): string {
   if (!address) return UNKNOWN_CLIENT;
   return address.includes(":") ? `${address.split(":").slice(0, 4).join(":")}::/64` : address;
@@ -67,7 +53,6 @@ function expandIpv6(address: string): string[] {
   return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16));
 }
 
-/** Whether the visitor reached us over HTTPS (directly or through a trusted proxy). */
 export function isHttps(request: Request, trustedProxies: number): boolean {
   if (new URL(request.url).protocol === "https:") return true;
   if (trustedProxies < 1) return false;

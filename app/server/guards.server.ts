@@ -5,8 +5,8 @@ import { drainOnStop } from "./graceful-stop.server";
 import { lingerBeforeClosing } from "./lingering-close.server";
 import { logError, logEvent } from "./log.server";
 
-/** A path answered before Remix: true when it answered, false to hand the request on. */
-export type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
+/** True when it answered the request, false to hand it on to Remix. */
+type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
 const earlyAnswers = new Map<string, EarlyAnswer>();
 
 /** Answers `path` before Remix when `answer` says so (what is not a page: /metrics). */
@@ -14,55 +14,29 @@ export function answerBeforeRemix(path: string, answer: EarlyAnswer): void {
   earlyAnswers.set(path, answer);
 }
 
-/** The methods the site answers; Remix cannot even build a Request for TRACE or TRACK. */
+/** Remix cannot even build a Request for TRACE or TRACK. */
 const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
-/**
- * The data requests the page's own script makes (`?_data=<route id>`): the
- * root and page loaders, the 404's loader off `/`, and the sign-up action on
- * `/?index`. Remix answers any other in English JSON (403, 405).
- */
+/** remix-serve's own default when PORT is unset. */
+const DEFAULT_PORT = 3000;
+const INSTALLED = Symbol.for("landing.serverPlumbing");
+/** Node waits 5 minutes for a request, long enough for stalled uploads to pile up: 15 s for a 16 KB form (408 past it). */
+const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
+/** A Host header as a URL's authority: a name or an address, and a port. */
+const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const LISTEN_ERRORS = new Map([
+  ["EADDRINUSE", "it is already in use"],
+  ["EACCES", "permission denied"],
+]);
+
+/** The data requests the page's own script makes (`?_data=<route id>`); Remix answers any other in English JSON. */
 function isOwnDataRequest(method: string, path: string, routeId: string): boolean {
   if (method === "POST") return path === "/" && routeId === "routes/_index";
   return routeId === "root" || routeId === (path === "/" ? "routes/_index" : "routes/$");
 }
-/** remix-serve's own default when PORT is unset. */
-const DEFAULT_PORT = 3000;
-const INSTALLED = Symbol.for("landing.serverPlumbing");
-/**
- * A whole request (a 16 KB form at most) must arrive within 15 s, checked every
- * second: Node's own limit is 5 minutes, long enough for stalled uploads to pile up.
- */
-const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
 
 /**
- * remix-serve cannot be customised (no middleware, no error handler), so the
- * guards it lacks are installed when it imports the build, before it listens:
- * - it finds `public/` and `build/` from the working directory: we move there;
- * - it turns `PORT=` into port 0 (a random port): empty means unset, so 3000;
- * - it waits 5 minutes for a request's body: 15 s here (408 past it);
- * - it hands Remix no socket address: the peer's is passed on in a header of
- *   ours, so clients can be limited without a proxy in front;
- * - an odd method (TRACE) throws inside Remix and express prints a stack per
- *   request: anything but GET, HEAD and POST is answered 405 before Remix, and
- *   a Host header no URL can be built from (Remix's would throw) 400;
- * - Remix answers a POST that no action takes, and a data request for a route
- *   that is not there (`?_data=routes/nope`), in English JSON: only the form's
- *   own POST and the page's own data requests reach it (405 and 400 otherwise);
- * - a path that cannot be percent-decoded (`/%`) gets express's English 400
- *   page: its percent signs are escaped, so it reaches our 404 page instead;
- * - Remix's adapter glues the request target onto the host, so an absolute-form
- *   target (`GET http://host/path`, which HTTP/1.1 allows) is cut to its path
- *   and `*` is refused 400; it also takes the port from X-Forwarded-Host, which
- *   anyone can send (`evil:99999` was a 500 on every route) and nothing here
- *   reads, so that header is dropped;
- * - an error nobody caught is logged as one JSON line instead of ending the
- *   process and every sign-up in flight with it, and a log that cannot be
- *   written any more (EPIPE, a full disk) only loses lines;
- * - it never exits on SIGTERM while keep-alive sockets linger: sign-ups in
- *   flight are drained, then the process exits 0 (graceful-stop.server.ts);
- * - a port it cannot listen on (taken, privileged) is logged and the process
- *   exits 0, which Docker's restart policy and systemd take for a clean stop:
- *   it exits 1 with one line naming the port.
+ * The guards remix-serve lacks (no middleware, no error handler), installed when it imports the build, before
+ * it listens. What each refuses and why: docs/decisions/005-… and 008-…, and the README's "Odd requests".
  */
 export function installServerPlumbing(): void {
   const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
@@ -96,6 +70,7 @@ export function installServerPlumbing(): void {
         return refuse(response, 400, "Requisição inválida.");
       }
       request.url = withDecodablePath(target);
+      // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` was a 500 on every route).
       delete request.headers["x-forwarded-host"];
       return listener?.(request, response);
     });
@@ -108,12 +83,8 @@ export function installServerPlumbing(): void {
     }) as typeof server.listen;
     server.on("error", (error: NodeJS.ErrnoException) => {
       if (server.listening) return logError("server-error", error);
-      const why =
-        error.code === "EADDRINUSE"
-          ? "it is already in use"
-          : error.code === "EACCES"
-            ? "permission denied"
-            : error.message;
+      // remix-serve would exit 0, which Docker's restart policy and systemd take for a clean stop.
+      const why = LISTEN_ERRORS.get(error.code ?? "") ?? error.message;
       console.error(
         `Cannot listen on port ${String(port)}: ${why}. Stop what listens there or set PORT to a free port.`,
       );
@@ -134,9 +105,6 @@ export function installServerPlumbing(): void {
   drainOnStop();
 }
 
-/** A Host header as a URL's authority: a name or an address, and a port. */
-const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-
 /** The path and query of an origin-form target; `//x` is a path here, never another host. */
 function parseTarget(target: string): URL | null {
   try {
@@ -146,7 +114,7 @@ function parseTarget(target: string): URL | null {
   }
 }
 
-/** The request target as a path (`/a?b`), or undefined when it names none (`*`, `evil`). */
+/** The request target as a path (`/a?b`; an absolute-form target cut to it), or undefined when it names none (`*`). */
 function originForm(target: string): string | undefined {
   if (target.startsWith("/")) return target;
   if (!URL.canParse(target)) return undefined;
@@ -154,7 +122,7 @@ function originForm(target: string): string | undefined {
   return protocol === "http:" || protocol === "https:" ? pathname + search : undefined;
 }
 
-/** `url` unchanged when its path decodes; otherwise with every `%` of the path escaped, so it names a page that does not exist. */
+/** express answers a path it cannot percent-decode (`/%`) with its English 400: escaped, it reaches our 404. */
 function withDecodablePath(url: string): string {
   const queryAt = url.indexOf("?");
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -166,7 +134,6 @@ function withDecodablePath(url: string): string {
   }
 }
 
-/** A short plain-text refusal that never reaches Remix. */
 function refuse(
   response: http.ServerResponse,
   status: number,

@@ -1,21 +1,8 @@
 import { fetch } from "undici";
 
-export type HttpAnswer = {
-  status: number;
-  statusText: string;
-  ok: boolean;
-  text: string;
-  cut: boolean;
-  /** The answer's Retry-After header, as sent. */
-  retryAfter: string | null;
-};
-
 /**
- * POSTs through undici, Node's own HTTP client, and never through the global
- * `fetch`: remix-serve replaces that with a polyfill whose abort path throws
- * outside any promise on a timeout and ends the process. One deadline covers
- * connecting, the answer and its body; at most `maxBodyBytes` of the body are
- * read, so a huge answer costs no more than a small one.
+ * Through undici, never the global `fetch`: remix-serve's polyfill throws outside any promise on a timeout
+ * and ends the process (decision 005). One deadline covers the whole call; at most `maxBodyBytes` are read.
  */
 export async function postWithDeadline(
   url: string,
@@ -26,7 +13,7 @@ export async function postWithDeadline(
     maxBodyBytes: number;
     headers?: Record<string, string>;
   },
-): Promise<HttpAnswer> {
+) {
   const response = await fetch(url, {
     method: "POST",
     headers: { ...request.headers, "content-type": request.contentType },
@@ -45,10 +32,7 @@ export async function postWithDeadline(
   };
 }
 
-async function readSomeText(
-  body: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-): Promise<{ text: string; cut: boolean }> {
+async function readSomeText(body: ReadableStream<Uint8Array> | null, maxBytes: number) {
   if (!body) return { text: "", cut: false };
   const reader = body.getReader();
   const decoder = new TextDecoder();

@@ -5,7 +5,7 @@ export function maskEmail(email: string): string {
   return `${email[0]}***${email.slice(at)}`;
 }
 
-export type LogFields = Record<string, string | number | boolean | undefined>;
+type LogFields = Record<string, string | number | boolean | undefined>;
 
 /** One JSON object per line on stdout, so any log shipper can parse it. */
 export function logEvent(event: string, fields: LogFields): void {

@@ -2,19 +2,12 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
-/** What /metrics reads about the queue when sign-ups are queued. */
-export type QueueWatch = {
+type QueueWatch = {
   counts(): Promise<Record<string, number>>;
   oldestUndeliveredMs(): Promise<number>;
 };
 
-/**
- * The figures ops watch, in Prometheus' text format at /metrics: sign-ups by
- * outcome, webhook attempts by result, how long a sign-up takes to reach the
- * automation, and, when sign-ups are queued, the queue's jobs by state and
- * the age of the oldest one still to be delivered. Counted always; shown only
- * to a request bearing METRICS_TOKEN.
- */
+/** The figures ops watch (README, "/metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {
   readonly registry = new Registry();
   private readonly signups = new Counter({
@@ -52,7 +45,7 @@ export class Metrics {
     this.latency.observe(latencyMs / 1000);
   }
 
-  /** Reads the queue's figures at each scrape. */
+  /** The queue's figures, read at each scrape. */
   watch(queue: QueueWatch): void {
     const registers = [this.registry];
     new Gauge({
@@ -79,10 +72,7 @@ export class Metrics {
     });
   }
 
-  /**
-   * Answers GET /metrics when the request bears `Authorization: Bearer <token>`;
-   * false otherwise, so the request falls through to the site's 404 page.
-   */
+  /** False unless the request bears `Authorization: Bearer <token>`: it falls through to the site's 404 page. */
   handler(token: string | undefined) {
     return (request: IncomingMessage, response: ServerResponse): boolean => {
       if (!token || request.method !== "GET" || !bears(request.headers.authorization, token)) return false;

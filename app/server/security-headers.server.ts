@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 
 const HCAPTCHA_HOSTS = "https://hcaptcha.com https://*.hcaptcha.com";
 
-/** Headers every response of ours carries, documents and data alike. */
+/** Documents and data alike. */
 const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
   ["X-Content-Type-Options", "nosniff"],
   ["Referrer-Policy", "strict-origin-when-cross-origin"],
@@ -19,12 +19,7 @@ const DATA_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; f
 
 const HSTS = "max-age=63072000; includeSubDomains";
 
-/**
- * The page's policy: only our own scripts and the inline scripts whose
- * SHA-256 we computed from this very HTML run; hCaptcha's hosts are allowed
- * for its script, frame, styles and calls. Hashes rather than a per-request
- * nonce keep identical renders byte-identical, so they can be cached.
- */
+/** The page's policy, with the hashes of its own inline scripts (no nonce, so renders can be shared: decision 010). */
 export function documentCsp(html: string, { development = false } = {}): string {
   const scriptHashes = inlineScriptHashes(html).map((hash) => `'sha256-${hash}'`);
   return [
@@ -43,7 +38,6 @@ export function documentCsp(html: string, { development = false } = {}): string 
   ].join("; ");
 }
 
-/** Base64 SHA-256 of the text of each inline <script> (those without src). */
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
   for (const match of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
