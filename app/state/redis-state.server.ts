@@ -13,14 +13,13 @@ import {
   type SharedState,
 } from "./shared-state.server";
 
-/** Claims a submission unless it was relayed or is in flight: one atomic step, so two instances never both relay. */
+/** One atomic step, so two instances never both relay. */
 const CLAIM_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if current and string.sub(current, 1, string.len(ARGV[3])) ~= ARGV[3] then return current end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1])
 return 'claimed'`;
 
-/** Deletes a claim only while it is still the given holder's. */
 const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -32,26 +31,14 @@ type LedgerClient = Redis & {
 
 /** The longest a client waits between attempts to reconnect to a Redis that went away. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/**
- * The longest one command may take before the sign-up treats Redis as away,
- * counted on this instance's clock, so it also covers the instance's own
- * event-loop delay under load (100 ms gave false refusals in a burst of 120
- * concurrent sign-ups on two shared cores).
- */
+/** Counted on this instance's clock, event-loop delay included: 100 ms gave false refusals in a burst (decision 007). */
 export const REDIS_TIMEOUT_MS = 250;
 
-export type RedisOptions = {
-  url: string;
-  /** Prefix of every key, so several sites can share one Redis. */
-  namespace: string;
-};
-
 /**
- * Shared state in Redis. Commands never queue while Redis is away and each is
- * bounded by REDIS_TIMEOUT_MS, so an outage costs a request milliseconds, never a
- * hang; the client reconnects on its own, and outages are logged once each.
+ * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
+ * milliseconds, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
  */
-export function redisState({ url, namespace }: RedisOptions): SharedState & { client: Redis } {
+export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & { client: Redis } {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
