@@ -1,22 +1,12 @@
-/**
- * Lists, re-queues and drops dead-lettered sign-ups (RELAY_MODE=queued):
- * those the webhook refused as configured (a 4xx) or that outlived
- * RELAY_RETRY_HOURS. Built to build/dead-letters.js, so it runs inside the
- * image, which has no npm:
- *
- *   docker exec prevly node build/dead-letters.js list
- *   docker exec prevly node build/dead-letters.js retry <id>|--all
- *   docker exec prevly node build/dead-letters.js drop <id>|--all
- *
- * It reads REDIS_URL (and SIGNUP_SOURCE, SIGNUP_SECRET) from the environment
- * the server runs with. Exit codes: 0 done, 1 failed, 2 wrong usage.
- */
+// The ops command for dead-lettered sign-ups (README, "Queued delivery"), built to build/dead-letters.js for
+// the image, which has no npm. It reads REDIS_URL and SIGNUP_SOURCE from the server's environment.
 import { Redis } from "ioredis";
+import { reasonOf } from "~/server/log.server";
 import { ConfigError, parseSettings } from "~/server/settings.server";
 import { DeliveryQueue } from "./queue.server";
 
 const USAGE = "usage: node build/dead-letters.js list | retry <id>|--all | drop <id>|--all";
-/** How long the command waits for Redis to connect, or to answer one command, before it gives up. */
+/** For Redis to connect, or to answer one command. */
 const TIMEOUT_MS = 3_000;
 
 async function main(args: string[]): Promise<number> {
@@ -63,7 +53,7 @@ async function main(args: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = reasonOf(error);
     console.error(message === "Command timed out" ? `Redis did not answer within ${TIMEOUT_MS / 1000} s` : message);
     process.exit(1);
   },

@@ -7,7 +7,6 @@ import { directRelay, type Relay } from "./relay.server";
 import { SignupSink } from "./sink.server";
 import { resultOf, WebhookClient } from "./webhook.server";
 
-/** Where verified sign-ups go. */
 export type Delivery = {
   relay: Relay;
   /** Whether sign-ups can be taken now: the local file is writable (a webhook is not probed). */
@@ -17,16 +16,12 @@ export type Delivery = {
 };
 
 /**
- * From the settings: without WEBHOOK_URL, the local JSON-lines file; with it,
- * the webhook now (RELAY_MODE=direct) or through the queue (queued), whose
- * workers start here and stop with the server.
+ * Without WEBHOOK_URL, the local JSON-lines file; with it, the webhook now (direct) or through the queue,
+ * whose workers start here and stop with the server. `redis`: the shared state's client (queued mode).
  */
 export function createDelivery(
   settings: Settings,
-  {
-    metrics,
-    redis,
-  }: { metrics?: Metrics; /** The shared state's client (RELAY_MODE=queued needs REDIS_URL). */ redis?: Redis } = {},
+  { metrics, redis }: { metrics?: Metrics; redis?: Redis } = {},
 ): Delivery {
   if (!settings.WEBHOOK_URL) {
     const sink = new SignupSink(settings.SIGNUPS_FILE);

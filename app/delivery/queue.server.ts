@@ -1,6 +1,6 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { logEvent } from "~/server/log.server";
+import { logEvent, reasonOf } from "~/server/log.server";
 import type { Relay, Submission } from "./relay.server";
 import { isRetryable, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookClient } from "./webhook.server";
 
@@ -9,11 +9,10 @@ export const FIRST_RETRY_MS = 1_000;
 /** …until they are this far apart. */
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
 /** Deliveries one instance makes at once. */
-export const DELIVERY_CONCURRENCY = 8;
+const DELIVERY_CONCURRENCY = 8;
 /**
- * A delivery's lock: renewed every half while its worker lives, so a job whose
- * worker died (SIGKILL, a lost host) is taken up by another instance within
- * this plus one stalled check. It outlasts the webhook's timeout twice.
+ * Renewed every half while its worker lives, so the job of a dead worker (SIGKILL, a lost host) is taken up
+ * by another instance within this plus one stalled check. It outlasts the webhook's timeout twice.
  */
 export const DELIVERY_LOCK_MS = 2 * WEBHOOK_TIMEOUT_MS;
 const STALLED_CHECK_MS = WEBHOOK_TIMEOUT_MS;
@@ -23,12 +22,8 @@ const MAX_STALLS = 10;
 const KEEP_DELIVERED_SECONDS = 60 * 60;
 export const QUEUE_NAME = "delivery";
 
-/** What a job carries: the body to send, and when its retry window began (it restarts when ops re-queue it). */
-export type DeliveryJob = { submission: Submission; retryFrom: number };
-
-/** The states ops watch, as /metrics names them. */
-export const WATCHED_STATES = ["waiting", "delayed", "active", "failed"] as const;
-export type QueueCounts = Record<(typeof WATCHED_STATES)[number], number>;
+/** `retryFrom`: when its retry window began (it restarts when ops re-queue it). */
+type DeliveryJob = { submission: Submission; retryFrom: number };
 
 /** A failed attempt worth trying again; `retryAfterMs` from the webhook's Retry-After. */
 class RetryLater extends Error {
@@ -40,11 +35,7 @@ class RetryLater extends Error {
   }
 }
 
-/**
- * Exponential backoff with jitter: attempt n waits between half and all of
- * FIRST_RETRY_MS × 2^(n-1), at most MAX_RETRY_INTERVAL_MS; never sooner than
- * the webhook's Retry-After (itself capped at MAX_RETRY_INTERVAL_MS).
- */
+/** Attempt n waits half to all of FIRST_RETRY_MS × 2^(n-1), capped; never sooner than Retry-After (capped too). */
 export function retryDelayMs(attemptsMade: number, retryAfterMs: number | null, random = Math.random): number {
   const ceiling = Math.min(MAX_RETRY_INTERVAL_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attemptsMade - 1));
   const jittered = Math.round(ceiling / 2 + (random() * ceiling) / 2);
@@ -52,10 +43,8 @@ export function retryDelayMs(attemptsMade: number, retryAfterMs: number | null, 
 }
 
 /**
- * When to try again after attempt `attemptsMade` failed, or null when the
- * retry window (ending at `windowEnd`) is over: the backoff, and the last
- * attempt on the window's end rather than up to one wait before it (or as
- * late as Retry-After asks, at most MAX_RETRY_INTERVAL_MS past the end).
+ * Null once the retry window is over. The last attempt lands on the window's end rather than up to one wait
+ * before it (or as late as Retry-After asks, at most MAX_RETRY_INTERVAL_MS past the end).
  */
 export function nextAttemptInMs(
   attemptsMade: number,
@@ -76,26 +65,19 @@ function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string
 }
 
 /**
- * Queued delivery (RELAY_MODE=queued) on BullMQ: a verified sign-up is
- * added durably to Redis before its visitor is answered, and workers in every
- * instance deliver it, retrying with backoff for the retry window. The job's
- * id is the sign-up's id (its address's ledger key), so a replay, a double
- * click, the same post on another instance, or a retry whose first answer was
- * lost adds nothing. Jobs that cannot succeed (a 4xx that
- * is not worth retrying) or outlive the window wait in the failed set, the
- * dead-letter list, for ops (`node build/dead-letters.js`).
+ * Queued delivery (RELAY_MODE=queued, docs/decisions/016-queued-delivery.md): acknowledged once in Redis, then
+ * delivered by workers in every instance. The job's id is the sign-up's id, so a duplicate adds nothing; the
+ * failed set is the dead-letter list (`node build/dead-letters.js`).
  */
 export class DeliveryQueue {
-  readonly queue: Queue<DeliveryJob>;
+  private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | null = null;
-  /** Jobs a failed attempt left to be tried again, by when they were accepted: the oldest one's age is a metric. */
+  /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
 
   /**
-   * `redis`: the shared state's client in the server, whose commands fail fast
-   * while Redis is away, so a sign-up is never acknowledged that Redis did
-   * not take, and /readyz speaks for the queue too. `prefix`: the shared
-   * state's key prefix (SIGNUP_SOURCE).
+   * `redis`: in the server, the shared state's client, which fails fast while Redis is away, so nothing is
+   * acknowledged that Redis did not take and /readyz speaks for the queue too. `prefix`: SIGNUP_SOURCE.
    */
   constructor(
     private readonly redis: Redis,
@@ -106,32 +88,26 @@ export class DeliveryQueue {
     this.undeliveredKey = `${prefix}:${QUEUE_NAME}:undelivered`;
   }
 
-  /** The relay of queued mode: answered once the job is in Redis. */
+  /** One atomic step: a job is in Redis or not, never half there. */
   readonly relay: Relay = async (submission, { key }) => {
     try {
-      await this.enqueue(key, submission, Date.now());
+      await this.queue.add(
+        "signup",
+        { submission, retryFrom: Date.now() },
+        {
+          jobId: key,
+          attempts: Number.MAX_SAFE_INTEGER,
+          backoff: { type: "window" },
+          removeOnComplete: { age: KEEP_DELIVERED_SECONDS },
+          removeOnFail: false,
+        },
+      );
       return { ok: true, queued: true };
     } catch (error) {
-      return { ok: false, kind: "queue", reason: error instanceof Error ? error.message : String(error) };
+      return { ok: false, kind: "queue", reason: reasonOf(error) };
     }
   };
 
-  /** One atomic step: a job is in Redis or not, never half there. */
-  async enqueue(key: string, submission: Submission, retryFrom: number): Promise<void> {
-    await this.queue.add(
-      "signup",
-      { submission, retryFrom },
-      {
-        jobId: key,
-        attempts: Number.MAX_SAFE_INTEGER,
-        backoff: { type: "window" },
-        removeOnComplete: { age: KEEP_DELIVERED_SECONDS },
-        removeOnFail: false,
-      },
-    );
-  }
-
-  /** Starts this instance's workers. */
   start(delivery: {
     webhook: WebhookClient;
     retryWindowMs: number;
@@ -169,12 +145,12 @@ export class DeliveryQueue {
     this.worker.on("error", () => undefined);
   }
 
-  /** Stops taking jobs and waits for the deliveries in flight: none is lost or made twice. */
+  /** Waits for the deliveries in flight: none is lost or made twice. */
   async stop(): Promise<void> {
     await this.worker?.close();
   }
 
-  async counts(): Promise<QueueCounts> {
+  async counts() {
     const counts = await this.queue.getJobCounts("wait", "delayed", "active", "failed", "prioritized");
     return {
       waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0),
@@ -184,11 +160,7 @@ export class DeliveryQueue {
     };
   }
 
-  /**
-   * How long the oldest sign-up still to be delivered has waited since it was
-   * accepted, in milliseconds (0 when none): the oldest job waiting for a
-   * worker, or the oldest one a failed attempt left to be tried again.
-   */
+  /** Since its acceptance (0 when none): the oldest job waiting for a worker or for its retry. */
   async oldestUndeliveredMs(now = Date.now()): Promise<number> {
     const [waiting] = await this.queue.getJobs(["wait"], 0, 0, true);
     let oldest = waiting?.timestamp ?? now;
@@ -205,12 +177,11 @@ export class DeliveryQueue {
     return now - oldest;
   }
 
-  /** The dead-letter list: jobs that will not be tried again unless ops re-queue them. */
   deadLetters(): Promise<Array<Job<DeliveryJob>>> {
     return this.queue.getJobs(["failed"], 0, -1, true);
   }
 
-  /** Tries a dead-lettered job again, with a fresh retry window. False when there is no such dead letter. */
+  /** With a fresh retry window. False when there is no such dead letter. */
   async requeue(id: string, now = Date.now()): Promise<boolean> {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
@@ -219,7 +190,7 @@ export class DeliveryQueue {
     return true;
   }
 
-  /** Deletes a dead-lettered job for good. False when there is no such dead letter. */
+  /** For good. False when there is no such dead letter. */
   async drop(id: string): Promise<boolean> {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
@@ -227,7 +198,7 @@ export class DeliveryQueue {
     return true;
   }
 
-  /** For a command that used the queue and is done: closes its connections. */
+  /** For a command that used the queue and is done. */
   async close(): Promise<void> {
     await this.queue.close();
     this.redis.disconnect();
@@ -248,7 +219,7 @@ export class DeliveryQueue {
       await this.redis.zadd(this.undeliveredKey, "NX", job.timestamp, job.id!);
       throw new RetryLater(describe(answer), answer.kind === "status" ? answer.retryAfterMs : null);
     }
-    // A 4xx other than those worth retrying: the webhook refuses it as configured. Trying again changes nothing.
+    // The webhook refuses it as configured: trying again changes nothing.
     logEvent("delivery-dead-lettered", {
       job: job.id,
       attempts: job.attemptsMade + 1,

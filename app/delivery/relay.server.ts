@@ -2,37 +2,20 @@ import { publicErrorText } from "./webhook-error-text.server";
 import type { WebhookClient } from "./webhook.server";
 
 /** The JSON body the automation receives, exactly these five fields. */
-export type Submission = {
-  email: string;
-  hcaptchaToken: string;
-  source: string;
-  ts: string;
-  userAgent: string;
-};
+export type Submission = { email: string; hcaptchaToken: string; source: string; ts: string; userAgent: string };
 
 export type RelayOutcome =
   /** Delivered (direct, sink), or held durably in the queue, which will deliver it. */
   | { ok: true; queued: boolean }
   /** The webhook answered, but not with 2xx. */
   | { ok: false; kind: "status"; status: number; statusText: string; text: string }
-  /** No answer: refused, reset or timed out. */
-  | { ok: false; kind: "unreachable"; reason: string }
-  /** The local JSON-lines file could not take the line (disk full, unwritable). */
-  | { ok: false; kind: "sink"; reason: string }
-  /** The queue (Redis) could not take it: nothing was acknowledged. */
-  | { ok: false; kind: "queue"; reason: string };
+  /** No answer from the webhook (refused, reset, timed out), or the file or the queue (Redis) could not take it. */
+  | { ok: false; kind: "unreachable" | "sink" | "queue"; reason: string };
 
-/**
- * Hands one verified submission on: to the webhook now (direct), to the
- * queue (queued), or to the local file. `key` is the submission's stable id;
- * `timeoutMs` what the sign-up has left.
- */
+/** `key`: the submission's stable id; `timeoutMs`: what the sign-up has left. */
 export type Relay = (submission: Submission, options: { key: string; timeoutMs: number }) => Promise<RelayOutcome>;
 
-/**
- * Direct mode: the visitor waits for the webhook and reads what it answered,
- * as the spec's error catalogue says, never its URL.
- */
+/** Direct mode: the visitor waits for the webhook and reads what it answered (the spec's error catalogue), never its URL. */
 export function directRelay(webhook: WebhookClient, onDelivered: (latencyMs: number) => void): Relay {
   return async (submission, options) => {
     const started = Date.now();

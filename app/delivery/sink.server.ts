@@ -4,28 +4,17 @@ import { dirname } from "node:path";
 import { ConfigError } from "~/server/settings.server";
 import type { Relay, RelayOutcome, Submission } from "./relay.server";
 
-/** Below this much free space the sink reports itself unhealthy: the next lines may not fit. */
+/** Below this much free space the next lines may not fit: unhealthy. */
 const MIN_FREE_BYTES = 64 * 1024;
 /** A health-check flood costs one probe of the disk a second. */
 const HEALTH_CACHE_MS = 1_000;
 const FILE_MODE = 0o640;
-/**
- * After a line could not be written the sink reports itself unhealthy this
- * long, or until a line is written again: a quota or an I/O error shows no
- * sign on an open or on the free space, only on a write.
- */
+/** Unhealthy this long after a failed write, or until a line is written: a quota or an I/O error shows only on a write. */
 const FAILED_WRITE_MEMORY_MS = 30_000;
 
 /**
- * The embedded default when no webhook is configured: one JSON line per
- * sign-up appended to SIGNUPS_FILE and fsync'ed before success is answered.
- * - A line is written whole or not at all: writes are serialised, and a
- *   failed or short write is cut back to the size the file had before it.
- * - Each line opens the path afresh, so after log rotation (the file moved or
- *   deleted) the next line lands in a new file at SIGNUPS_FILE; an open costs
- *   little next to the fsync every line already pays for.
- * - A path that cannot be opened for appending stops start-up (ConfigError).
- * One process writes one file: several instances need a webhook.
+ * Without a webhook: one whole JSON line per sign-up, fsync'ed before success is answered, the path opened
+ * afresh per line for log rotation (docs/decisions/002-signup-sink.md). One process writes one file.
  */
 export class SignupSink {
   private queue: Promise<unknown> = Promise.resolve();
@@ -48,7 +37,7 @@ export class SignupSink {
     return write;
   };
 
-  /** Whether a sign-up could be written now; for /healthz. */
+  /** For /healthz. */
   async healthy(now = Date.now()): Promise<boolean> {
     if (this.lastFailedWriteAt !== null && now - this.lastFailedWriteAt < FAILED_WRITE_MEMORY_MS) return false;
     if (this.health && now - this.health.checkedAt < HEALTH_CACHE_MS) return this.health.healthy;

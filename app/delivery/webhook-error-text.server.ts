@@ -1,13 +1,9 @@
-/** The most of a webhook's error text a visitor is shown. */
 const SHOWN_TEXT_LIMIT = 200;
 const HIDDEN = "[…]";
 
 /**
- * The webhook's error answer as one short line a visitor may read: the message
- * of a JSON error, the title of an HTML page, else the text without markup;
- * never the webhook's URL nor any part of it (n8n names its secret path in its
- * 404), nor any other URL. `cut` says the body was read only in part, so its
- * last word may be half of something and is dropped.
+ * The webhook's error answer as one short line a visitor may read, never showing any URL nor any part of the
+ * webhook's (n8n names its secret path in its 404). `cut`: read only in part, so its last word is dropped.
  */
 export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
   let text = cut ? body.replace(/\s\S*$/, "") : body;
@@ -23,12 +19,7 @@ export function publicErrorText(body: string, webhookUrl: string, cut = false): 
   return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
 }
 
-/**
- * Other spellings of the same characters, written out before anything is
- * looked for, so an escaped URL cannot slip through: JSON's `\/` and `\u002f`
- * (a cut body is not parsed as JSON), numeric HTML references (`&#x2d;`) and
- * percent-escapes (`%2F`).
- */
+/** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is not parsed as JSON). */
 function decodeEscapes(text: string): string {
   return text
     .replace(/\\\//g, "/")
@@ -59,33 +50,26 @@ function jsonMessage(text: string): string | null {
   }
 }
 
+const HTML_ENTITIES: Record<string, string> = { nbsp: " ", lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" };
+
 /** An HTML error page (nginx's 502, a proxy's 503) read as its title or its text. */
 function htmlText(text: string): string | null {
   if (!/<[a-z!/][^>]*>/i.test(text)) return null;
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
   const visible = (title ?? text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")).replace(/<[^>]*>/g, " ");
-  return visible
-    .replace(/&nbsp;/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
+  return visible.replace(/&(nbsp|lt|gt|quot|#39|amp);/g, (_, name: string) => HTML_ENTITIES[name]!);
 }
 
-/** A secret and how it is looked for: exactly, as a whole word, or `loose` (see `hide`). */
+/** How a secret is looked for: exactly, as a whole word, or `loose` (see `hide`). */
 type Secret = { text: string; match: "anywhere" | "word" | "loose" };
 
 /** A URL part at least this long is hidden wherever it stands, whatever separates its words. */
 const LOOSE_MIN_LENGTH = 8;
 
 /**
- * Every spelling of the URL and its parts that could appear in an answer,
- * longest first: the whole URL, its origin, host, path and query string
- * wherever they stand; each path segment, query name and value, credential
- * and the port as a whole word (so a segment "hook" leaves "Webhook" alone),
- * or, when long enough to be no ordinary word, inside other words and with its
- * separators changed; and the Basic credentials as their header spells them.
+ * Every spelling of the URL and its parts, longest first: the URL, origin, host, path and query wherever they
+ * stand; each path segment, query name and value, credential and the port as a whole word (a segment "hook"
+ * leaves "Webhook" alone), or `loose` when long enough to be no ordinary word; the Basic credentials as sent.
  */
 function secretsOf(webhookUrl: string): Secret[] {
   let url: URL;

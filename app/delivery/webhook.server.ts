@@ -2,17 +2,14 @@ import { failureReason, postWithDeadline } from "~/server/http-client.server";
 import { webhookSignature } from "~/signup/signed-tokens.server";
 import type { Submission } from "./relay.server";
 
-/** The longest the webhook may take to answer one request. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Enough of an error answer to show its message; the rest is never downloaded. */
 const ERROR_BODY_BYTES = 4096;
 /** n8n's answer for a workflow switched off or being redeployed: a 404 worth retrying. */
 const N8N_NOT_REGISTERED = /webhook\b[^"]*"[^"]*" is not registered/i;
 
-/** What one POST to the webhook came to. */
 export type WebhookAnswer =
   | { kind: "delivered" }
-  /** The webhook answered, but not with 2xx; `retryAfterMs` from its Retry-After header. */
   | { kind: "status"; status: number; statusText: string; text: string; cut: boolean; retryAfterMs: number | null }
   /** No answer: refused, reset or timed out. */
   | { kind: "unreachable"; reason: string };
@@ -25,11 +22,7 @@ export function resultOf(answer: WebhookAnswer): string {
   return `${Math.floor(answer.status / 100)}xx`;
 }
 
-/**
- * Whether an answer is worth trying again: no answer, 408, 425, 429, 5xx, and
- * n8n's "not registered" 404. Any other 4xx (and a redirect) is the
- * webhook's configuration, which trying again will not change.
- */
+/** Any other 4xx (and a redirect) is the webhook's configuration, which trying again will not change. */
 export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): boolean {
   if (answer.kind === "unreachable") return true;
   const { status } = answer;
@@ -43,20 +36,15 @@ export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }
 }
 
 /**
- * POSTs sign-ups to the automation's webhook, in both relay modes, with
- * exactly the five fields as JSON and: `Idempotency-Key` (the submission's
- * stable id, the same on every attempt and from every instance);
- * `X-Signup-Signature` when a signing secret is set; and the URL's
- * credentials (`https://user:password@host/…`, as n8n's Basic-auth webhooks
- * take them) as an `Authorization: Basic` header, since a URL carrying them
- * cannot be fetched.
+ * One POST of the five fields, in both relay modes, with the headers the README lists under "How a sign-up
+ * works". The URL's credentials go in `Authorization: Basic`: a URL carrying them cannot be fetched.
  */
 export class WebhookClient {
   private readonly target: string;
   private readonly authorization: string | null;
 
   constructor(
-    /** The URL as configured, credentials included: what error texts must never show. */
+    /** As configured, credentials included: what error texts must never show. */
     readonly url: string,
     private readonly signingSecret: string | undefined,
     private readonly onAnswer: (answer: WebhookAnswer) => void = () => {},
@@ -100,7 +88,7 @@ export class WebhookClient {
   }
 }
 
-/** Retry-After in seconds or as an HTTP date, in milliseconds from now; null when absent or unreadable. */
+/** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | null {
   if (!header) return null;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
