@@ -1,25 +1,17 @@
 import { postWithDeadline } from "~/server/http-client.server";
 
-/** The longest siteverify may take, waiting for a turn included, before the sign-up fails closed. */
+/** Waiting for a turn included; past it the sign-up fails closed. */
 export const SITEVERIFY_TIMEOUT_MS = 2_500;
-/**
- * siteverify calls one instance makes at once. hCaptcha throttles a secret
- * that calls too often, and a forged flood must not take every turn: past
- * this, calls wait their turn (see CallGate) within SITEVERIFY_TIMEOUT_MS.
- */
+/** Per instance: hCaptcha throttles a secret that calls too often, and a forged flood must not take every turn. */
 export const MAX_SITEVERIFY_IN_FLIGHT = 16;
 /** siteverify answers a few hundred bytes; a bigger answer is not one. */
 const SITEVERIFY_ANSWER_BYTES = 16 * 1024;
 
+type SiteverifyAnswer = "valid" | "invalid" | "unreachable";
 /** `no turn`: this instance's calls in flight were at their cap until the deadline, so none was made. */
-export type CaptchaVerdict = "valid" | "invalid" | "unreachable" | "no turn";
+type CaptchaVerdict = SiteverifyAnswer | "no turn";
 
-/**
- * Asks hCaptcha's siteverify whether a widget token is genuine and unused,
- * through a gate that bounds this instance's calls in flight. Anything but a
- * clear answer in time (no turn, timeout, non-2xx, unreadable JSON) is
- * "unreachable", and the caller fails closed.
- */
+/** Anything but a clear answer in time (timeout, non-2xx, unreadable JSON) is "unreachable": the caller fails closed. */
 export class CaptchaVerifier {
   private readonly gate = new CallGate(MAX_SITEVERIFY_IN_FLIGHT);
 
@@ -31,11 +23,7 @@ export class CaptchaVerifier {
     return this.gate.run(rank, until, () => this.ask(token, remoteIp, until - Date.now()));
   }
 
-  private async ask(
-    token: string,
-    remoteIp: string | null,
-    timeoutMs: number,
-  ): Promise<Exclude<CaptchaVerdict, "no turn">> {
+  private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<SiteverifyAnswer> {
     const { secret, siteKey, verifyUrl } = this.options;
     const form = new URLSearchParams({ secret, response: token, sitekey: siteKey });
     if (remoteIp) form.set("remoteip", remoteIp);
@@ -58,11 +46,9 @@ export class CaptchaVerifier {
 type Waiter = { rank: number; arrival: number; start: () => void };
 
 /**
- * At most `capacity` calls at once. A call beyond it waits for a turn until
- * its deadline; a freed turn goes to the lowest rank (an address with no
- * failures before one that keeps failing), and among equals to the newest
- * arrival: under a flood, a visitor who just came is not queued behind
- * everything the flood sent before.
+ * At most `capacity` calls at once; past it a call waits for a turn until its deadline. A freed turn goes to the
+ * lowest rank (an address with no failures first), then to the newest arrival: under a flood, a visitor who just
+ * came is not queued behind everything the flood sent before.
  */
 export class CallGate {
   private running = 0;
@@ -78,13 +64,13 @@ export class CallGate {
       return await call();
     } finally {
       // The turn passes straight on, so no newcomer can slip in between.
-      const waiter = this.next();
+      const waiter = this.takeNext();
       if (waiter) waiter.start();
       else this.running -= 1;
     }
   }
 
-  /** Whether a turn came before `deadline`. */
+  /** False when no turn came before `deadline`. */
   private turn(rank: number, deadline: number): Promise<boolean> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
@@ -103,8 +89,7 @@ export class CallGate {
     });
   }
 
-  /** Takes the waiter whose turn it is off the list. */
-  private next(): Waiter | undefined {
+  private takeNext(): Waiter | undefined {
     if (this.waiting.length === 0) return undefined;
     let best = 0;
     for (let index = 1; index < this.waiting.length; index++) {

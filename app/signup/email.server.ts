@@ -1,17 +1,13 @@
 import { domainToASCII, domainToUnicode } from "node:url";
 
+// Real mailboxes in, spreadsheet formulas and markup out: docs/decisions/004-email-rule.md.
+
 const MAX_ADDRESS_LENGTH = 254;
 /** RFC 5321 counts the local part in octets; UTF-8 bytes are what a mail server sees. */
 const MAX_LOCAL_PART_BYTES = 64;
 const MAX_ASCII_DOMAIN_LENGTH = 253;
 
-/**
- * Letters, marks and digits of any script (internationalised mailboxes), and
- * the ASCII punctuation real addresses use. Left out on purpose: quotes,
- * backticks, brackets of every kind, commas, semicolons, colons, backslashes
- * and spaces — what turns an address into markup, a CSV field or a formula in
- * the spreadsheets and e-mail templates automations write to.
- */
+/** Any script's letters, marks and digits, and the ASCII punctuation real addresses use: no quotes, brackets, commas… */
 const LOCAL_PART = /^[\p{L}\p{M}\p{N}.!#$%&'*+/=?^_|~-]+$/u;
 /** A spreadsheet reads a cell starting with these as a formula; `.` and `'` start no real address. */
 const FORBIDDEN_FIRST = /^[=+\-@.']/;
@@ -21,11 +17,8 @@ const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{C}\s]/u;
 
 /**
- * The address to relay and de-duplicate, or null when it is not one a person
- * could receive mail at. NFC first, so the composed and decomposed spellings
- * of "joão" are one address; the domain in its one Unicode spelling, lower
- * case (domains ignore case, local parts may not): "xn--joo-nla.com.br" and a
- * full-width "ｅｘｅｍｐｌｏ.com.br" name the domains "joão.com.br" and "exemplo.com.br".
+ * The one spelling of the address, to relay and de-duplicate, or null. NFC first; the domain in lower case
+ * (local parts may not ignore case) and its one Unicode spelling: "xn--joo-nla.com.br" is "joão.com.br".
  */
 export function normalizeEmail(typed: string): string | null {
   // Only the spaces a person types are trimmed: String#trim would also drop a byte-order mark.

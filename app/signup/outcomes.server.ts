@@ -20,16 +20,13 @@ export type PlainCode =
   | "rate-limited-relay-ceiling";
 
 /**
- * Everything a sign-up can end in, with the data its message or log line
- * needs. The pipeline (pipeline.server.ts) speaks these codes; this module
- * alone turns them into an HTTP status and the pt-BR notice the visitor
- * reads, from `content`.
+ * Everything a sign-up can end in, with the data its message or log line needs: the pipeline speaks these
+ * codes, and this module alone turns them into an HTTP status and the pt-BR notice from `content`.
  */
 export type SignupOutcome =
-  /** `known-email`: the address was relayed in the last day; answered like a first relay, so nobody learns who is listed. */
-  /** `queued`: held durably in Redis, which the queue's workers deliver from. */
+  /** `known-email` (relayed in the last day) reads like a first relay, so nobody learns who is listed. */
   | { code: "relayed" | "queued" | "replay" | "known-email" }
-  /** A bot is answered as if it succeeded, so it learns nothing. */
+  /** Answered as if it succeeded, so it learns nothing. */
   | { code: "bot"; detail: string }
   | { code: "unreadable"; status: number; detail: string }
   | { code: "store-unavailable"; detail: string }
@@ -42,7 +39,7 @@ const failure = (description: string): Notice => ({ title: messages.failureTitle
 
 type CodeWithFixedAnswer = PlainCode | "store-unavailable" | "webhook-unreachable" | "sink-failed";
 
-/** Status and notice of every code whose message needs no data; codes that read alike share a row. */
+/** Codes that read alike share a row. */
 const ANSWERS: Array<[CodeWithFixedAnswer[], number, Notice]> = [
   [["stopping"], 503, messages.restarting],
   [["rate-limited"], 429, messages.tooMany],
@@ -87,25 +84,14 @@ export function isVisitorFailure(outcome: SignupOutcome): boolean {
   return VISITOR_FAILURES.has(outcome.code);
 }
 
-/** What the visitor is answered: the HTTP status and the notice the form shows. */
 export function answerFor(outcome: SignupOutcome, siteName: string): { status: number; notice: Notice } {
-  switch (outcome.code) {
-    case "relayed":
-    case "queued":
-    case "replay":
-    case "known-email":
-    case "bot":
-      return { status: 200, notice: messages.success(siteName) };
-    case "unreadable":
-      return { status: outcome.status, notice: messages.unreadable };
-    case "webhook-status":
-      return { status: 502, notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)) };
-    default:
-      return FIXED.get(outcome.code)!;
-  }
+  if (isSuccess(outcome)) return { status: 200, notice: messages.success(siteName) };
+  if (outcome.code === "unreadable") return { status: outcome.status, notice: messages.unreadable };
+  if (outcome.code === "webhook-status")
+    return { status: 502, notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)) };
+  return FIXED.get(outcome.code as CodeWithFixedAnswer)!;
 }
 
-/** The outcome of a relay that did not succeed. */
 export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): SignupOutcome {
   if (outcome.kind === "status") {
     return { code: "webhook-status", status: outcome.status, statusText: outcome.statusText, text: outcome.text };
@@ -115,7 +101,7 @@ export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): Sign
   return { code: outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: outcome.reason };
 }
 
-/** The `outcome` and `detail` of the sign-up's log line. */
+/** For the sign-up's log line. */
 export function logFieldsOf(outcome: SignupOutcome): { outcome: string; detail?: string } {
   switch (outcome.code) {
     case "webhook-status":

@@ -1,8 +1,9 @@
+import type { Delivery } from "~/delivery/delivery.server";
+import { perSharedRender } from "~/page/shared-render.server";
 import { clientAddress, clientKey } from "~/server/client-address.server";
 import { admitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail } from "~/server/log.server";
 import type { SignedSettings } from "~/server/settings.server";
-import { perSharedRender } from "~/page/shared-render.server";
 import type { SharedState } from "~/state/shared-state.server";
 import { BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
@@ -23,38 +24,30 @@ import {
   QUESTION_RELAYS_PER_MINUTE,
   QUESTION_TTL_MS,
 } from "./question.server";
-import type { Delivery } from "~/delivery/delivery.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
 import { SignedTokens } from "./signed-tokens.server";
 
-export type SignupResponse = { status: number; result: SignupResult };
+type SignupResponse = { status: number; result: SignupResult };
 
 /** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
 const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
-/** The automation gets the browser's identification, not an unbounded header. */
 const MAX_USER_AGENT_LENGTH = 1024;
 /** No browser's identification starts like a spreadsheet formula; the automation's sheet must not run one. */
 const FORMULA_START = /^[\s=+\-@]+/;
 /** A claim on a submission outlives the longest sign-up by this much, so a slow one is never relayed twice. */
 const CLAIM_MARGIN_MS = 1_000;
-/**
- * An address relayed once is not relayed again for this long (its visitor is
- * answered as if it were): the list cannot be used to flood someone's inbox
- * with the automation's confirmation e-mails.
- */
-export const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
+/** The list cannot be used to flood someone's inbox with the automation's confirmation e-mails. */
+const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
-/** What the visitor offered as proof of a person: a solved captcha, or an answered fallback question. */
 type Proof = { kind: "captcha"; token: string } | { kind: "question"; token: string; answer: string };
 
-/** A submission that passed the cheap checks, ready to be verified and relayed once. */
+/** A submission that passed the cheap checks; `address` is what its sender is limited by (clientKey). */
 type Candidate = {
   email: string;
   proof: Proof;
   remoteIp: string | null;
-  /** What the sender is limited by: its IPv4 address, its IPv6 /64, or the bucket of unknown senders. */
   address: string;
   userAgent: string;
   ts: string;
@@ -64,32 +57,26 @@ type Candidate = {
 type Attempt = { ok: true; queued?: boolean; knownEmail?: boolean } | { ok: false; outcome: SignupOutcome };
 
 /** One request's way through the pipeline: what the answer needs besides the outcome. */
-type Visit = {
-  startedAt: number;
-  /** What was typed, echoed back on failure (bounded: the field is capped at 254 characters anyway). */
-  typedEmail: string;
+class Visit {
+  readonly startedAt = performance.now();
+  /** Echoed back on failure. */
+  typedEmail = "";
   /** The post carried the page's own bot-trap fields: only such a post earns fresh ones. */
-  fromPage: boolean;
-  /** The captcha token went out to siteverify or the webhook: the widget must make a new one (as after any relay). */
-  captchaSpent: boolean;
-  /** This request's proof was verified on the failure allowance, which counted its failure if it failed. */
-  verified: boolean;
-  /** Whether a stop must wait for this sign-up; set once its body is read. */
-  release: (() => void) | null;
-  /** When the sign-up's outgoing calls must be done by (SIGNUP_TIME_BUDGET_MS after admission). */
-  deadline: number;
-};
+  fromPage = false;
+  /** The captcha token went out to siteverify or the webhook: the widget must make a new one. */
+  captchaSpent = false;
+  /** The failure allowance already counted this request's failure, if it failed. */
+  verified = false;
+  /** Set once the body is read. */
+  release: (() => void) | null = null;
+  /** For the sign-up's outgoing calls: SIGNUP_TIME_BUDGET_MS after admission. */
+  deadline = 0;
+}
 
 /**
- * The sign-up pipeline: read the body → bot trap → validate the e-mail →
- * require a proof (captcha token or question answer) → verify it on the
- * sender's failure allowance → spend the relay budgets → relay, at most once
- * per submission and once a day per address. What fails is limited per
- * address; what succeeds never is, and scarce budgets are spent only on
- * verified submissions, so junk never locks people out. Each request ends in
- * one outcome (outcomes.server.ts turns it into the status and the pt-BR
- * notice) and logs one line. Limits, budgets, answer counts and the ledger
- * live in `state`: this process's memory, or Redis shared by every instance.
+ * The sign-up's steps, in order (README, "How a sign-up works"; decisions 006 and 015): what fails is limited
+ * per address, what succeeds never is, and budgets are spent only on verified submissions. Each request ends in
+ * one outcome (outcomes.server.ts) and one log line.
  */
 export class Signup {
   private readonly botTrap: BotTrap;
@@ -135,8 +122,8 @@ export class Signup {
           )
         : null;
     this.allowance = new FailureAllowance(state);
-    // While Redis is away the ceiling holds per instance; the question's budget must
-    // hold for the whole deployment, so its path closes instead.
+    // While Redis is away the ceiling holds per instance; the question's budget must hold for the whole
+    // deployment, so its path closes instead.
     this.relayCeiling = state.limit({
       name: "relays",
       points: settings.RELAY_LIMIT_PER_SECOND,
@@ -163,19 +150,11 @@ export class Signup {
   }
 
   async handle(request: Request): Promise<SignupResponse> {
-    const visit: Visit = {
-      startedAt: performance.now(),
-      typedEmail: "",
-      fromPage: false,
-      captchaSpent: false,
-      verified: false,
-      release: null,
-      deadline: 0,
-    };
+    const visit = new Visit();
     try {
       const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
       const outcome = await this.run(request, visit, remoteIp);
-      // What fails costs its address a little of its allowance (a failed verification already has).
+      // A failed verification has already cost its address.
       if (isVisitorFailure(outcome) && !visit.verified) await this.allowance.charge(clientKey(remoteIp));
       return this.answer(outcome, visit);
     } finally {
@@ -183,17 +162,15 @@ export class Signup {
     }
   }
 
-  /** Whether sign-ups can be taken now: a webhook is not probed, the local file is. */
+  /** Whether sign-ups can be taken now (the local file is probed, a webhook is not). */
   healthy(): Promise<boolean> {
     return this.delivery.healthy();
   }
 
-  /** Readiness of the shared state (Redis answers, or memory). */
   ready(): Promise<boolean> {
     return this.state.ready();
   }
 
-  /** The steps, in order: each ends the sign-up with an outcome or hands it on. */
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
     let form: FormData;
@@ -209,9 +186,8 @@ export class Signup {
     };
     visit.typedEmail = field(FIELD.email).slice(0, 512);
 
-    // Admitted only once the body is read: a visitor still uploading when a stop begins is
-    // not waited for (nothing of theirs was relayed, so their retry is safe). Refused when a
-    // stop is under way and this one could not finish before it: another instance will.
+    // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
+    // (decision 003).
     visit.release = admitSignup();
     if (!visit.release) return { code: "stopping" };
     visit.deadline = Date.now() + SIGNUP_TIME_BUDGET_MS;
@@ -223,7 +199,6 @@ export class Signup {
     if (trap.kind === "unreadable") return { code: "form-unreadable" };
     if (trap.kind === "stale") return { code: "form-expired" };
 
-    // One spelling per address (NFC, domain in lower case): what is relayed and de-duplicated.
     const email = normalizeEmail(visit.typedEmail);
     if (email === null) return { code: "invalid-email" };
 
@@ -252,7 +227,6 @@ export class Signup {
     return { code: once.outcome.knownEmail ? "known-email" : once.outcome.queued ? "queued" : "relayed" };
   }
 
-  /** The proof the post carries, or why it carries none. */
   private proofOf(field: (name: string) => string, form: FormData): Proof | { code: PlainCode } {
     const captchaToken = field(FIELD.captchaToken).trim();
     const answer = field(FIELD.questionAnswer);
@@ -266,7 +240,7 @@ export class Signup {
     return { code: questionShown ? "question-missing" : "captcha-missing" };
   }
 
-  /** Runs once per submission across every instance (the replay guard sees to it). */
+  /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<Attempt> {
     const refusal = await this.verify(candidate, visit);
     if (refusal) return { ok: false, outcome: { code: refusal } };
@@ -276,11 +250,7 @@ export class Signup {
     return once.duplicate && once.outcome.ok ? { ok: true, knownEmail: true } : once.outcome;
   }
 
-  /**
-   * Checks the proof on the sender's failure allowance: a verification that
-   * fails spends a little of it, and an address whose failures spent it is
-   * refused before it costs another. Null when the proof holds.
-   */
+  /** On the sender's failure allowance; null when the proof holds. */
   private async verify({ proof, remoteIp, address }: Candidate, visit: Visit): Promise<PlainCode | null> {
     if (proof.kind === "captcha" && !this.captcha) return null;
     const refusal = await this.allowance.verify(
@@ -289,8 +259,10 @@ export class Signup {
       async (used): Promise<Verified<PlainCode | null>> => {
         visit.verified = true;
         if (proof.kind === "question") {
-          const result = await this.checkAnswer(proof);
-          return { verdict: result && isVisitorFailure({ code: result }) ? "failed" : "passed", result };
+          const verdict = await this.questions!.check(proof.token, proof.answer);
+          if (verdict === "correct") return { verdict: "passed", result: null };
+          if (verdict === "unavailable") return { verdict: "passed", result: "question-store-unavailable" };
+          return { verdict: "failed", result: verdict === "wrong" ? "question-wrong" : "question-expired" };
         }
         const answer = await this.captcha!.verify(proof.token, remoteIp, visit.deadline, used);
         if (answer === "valid") return { verdict: "passed", result: null };
@@ -303,20 +275,9 @@ export class Signup {
     return refusal === "exhausted" ? "rate-limited" : refusal;
   }
 
-  private async checkAnswer({ token, answer }: { token: string; answer: string }): Promise<PlainCode | null> {
-    const verdict = await this.questions!.check(token, answer);
-    if (verdict === "wrong") return "question-wrong";
-    if (verdict === "expired") return "question-expired";
-    if (verdict === "unavailable") return "question-store-unavailable";
-    return null;
-  }
-
   /**
-   * The first relay of the day for this address: spends the budgets (the
-   * question's own, then the ceiling that protects the automation), then relays.
-   * `signupId`, the address's ledger key, is the queue's job id and the
-   * webhook's Idempotency-Key: the same for every post of this address, so a
-   * visitor's retry after an answer that was lost is the same sign-up.
+   * The address's first relay of the day. `signupId`, its ledger key, is the queue's job id and the webhook's
+   * Idempotency-Key, so a visitor's retry after an answer that was lost is the same sign-up (decision 016).
    */
   private async relayOnce(
     { email, proof, userAgent, ts }: Candidate,
@@ -339,7 +300,6 @@ export class Signup {
     return outcome.ok ? { ok: true, queued: outcome.queued } : { ok: false, outcome: relayFailure(outcome) };
   }
 
-  /** The status and result the visitor gets, and the sign-up's one log line. */
   private answer(outcome: SignupOutcome, visit: Visit): SignupResponse {
     const ok = isSuccess(outcome);
     const { status, notice } = answerFor(outcome, this.settings.SITE_NAME);
@@ -354,12 +314,10 @@ export class Signup {
       ok,
       notice,
       email: ok ? "" : visit.typedEmail,
-      resetCaptcha: visit.captchaSpent || (isSuccess(outcome) && outcome.code !== "bot"),
+      resetCaptcha: visit.captchaSpent || (ok && outcome.code !== "bot"),
     };
-    // After a failed post from the page the question is replaced (the old one may be spent),
-    // and the bot-trap fields are renewed, valid at once: the visitor already proved a
-    // person's pace, and pressing again within the minimum time (a quick answer to the new
-    // question) must not be taken for a bot.
+    // The old question may be spent; the bot-trap fields are valid at once: the visitor already proved a
+    // person's pace, and pressing again soon (a quick answer to the new question) must not be taken for a bot.
     if (!ok && visit.fromPage) {
       if (this.questions) result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });

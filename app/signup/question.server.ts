@@ -3,19 +3,12 @@ import type { Limit } from "~/state/shared-state.server";
 import type { Question } from "./result";
 import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
 
-/** How long a question stays answerable. */
+// The question for visitors without hCaptcha: docs/decisions/011-no-js-question.md.
+
 export const QUESTION_TTL_MS = 10 * 60 * 1000;
-/**
- * How many correct answers one question accepts: a rendered page and its
- * question are shared by the visitors of one second (page/shared-render.server.ts),
- * so a handful of them, never an unlimited supply for a bot.
- */
+/** A rendered page and its question are shared by the visitors of one second: a handful, never a bot's supply. */
 export const ANSWERS_PER_QUESTION = 3;
-/**
- * Relays a minute through the question, apart from hCaptcha sign-ups: a
- * script solves it in a line, so however many questions it solves, addresses
- * it rotates or ids it forges, this is all it gets through (decision 006).
- */
+/** A script solves the question in a line: however many it solves, this is all it gets through (decision 006). */
 export const QUESTION_RELAYS_PER_MINUTE = 10;
 
 export const NUMBER_WORDS =
@@ -29,16 +22,11 @@ const WORD_ALIASES: Record<string, number> = { uma: 1, duas: 2, quatorze: 14 };
 const TOKEN_SHAPE = new RegExp(`^([A-Za-z0-9_-]{12})\\.([1-9]\\d{12})\\.(${MAC_PATTERN})$`);
 
 /** `unavailable`: the shared count of answers could not be asked (Redis away), so nothing is accepted. */
-export type QuestionVerdict = "correct" | "wrong" | "expired" | "unavailable";
+type QuestionVerdict = "correct" | "wrong" | "expired" | "unavailable";
 
 /**
- * A question in Portuguese with a typed answer, for visitors without hCaptcha.
- * Stateless: the token carries an id, an expiry and a MAC that covers the
- * answer, so any instance holding the same secret can check it. Only the
- * count of correct answers per id is kept (`answers`, in the shared state),
- * so the count holds across instances. An id starts with the state's epoch:
- * state kept in a process's memory dies with it, so after a restart its
- * questions are expired rather than answerable (and relayable) once more.
+ * Stateless but for the count of correct answers per id (`answers`, shared). An id starts with the state's
+ * epoch: a count kept in memory dies with its process, so after a restart its questions are expired.
  */
 export class FallbackQuestions {
   constructor(
@@ -58,10 +46,7 @@ export class FallbackQuestions {
     return { text, token: `${id}.${expiresAt}.${this.tokens.mac("question", [id, expiresAt, answer])}` };
   }
 
-  /**
-   * Checks the answer against the token's MAC first; only a correct answer to
-   * a genuine question is counted, so forged ids never reach the bookkeeping.
-   */
+  /** Against the token's MAC first: forged ids never reach the bookkeeping. */
   async check(token: string, typedAnswer: string, now = Date.now()): Promise<QuestionVerdict> {
     const match = TOKEN_SHAPE.exec(token);
     if (!match) return "expired";

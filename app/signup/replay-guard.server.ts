@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { logEvent, reasonOf } from "~/server/log.server";
 import type { Ledger } from "~/state/shared-state.server";
 
-/** How long a relayed submission is remembered: refreshes, retries and double clicks within it are answered, not relayed. */
-export const REPLAY_MEMORY_MS = 60 * 60 * 1000;
+/** Refreshes, retries and double clicks within it are answered, not relayed. */
+const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 
 /** How often a submission in flight on another instance is looked up while waiting for its outcome. */
 const POLL_MS = 50;
@@ -12,39 +12,31 @@ const RESETTLE_MS = 100;
 /** Relays awaiting their record, at most: far more than an outage's worth of sign-ups on one instance. */
 const MAX_UNSETTLED = 50_000;
 
-export type OnceResult<Outcome> =
+type OnceResult<Outcome> =
   | { kind: "done"; outcome: Outcome; duplicate: boolean }
   /** The ledger could not be asked, or the instance relaying this submission vanished: nothing was relayed here. */
   | { kind: "unavailable"; why: string };
 
 /**
- * Makes relaying idempotent across instances: a submission (e-mail + the
- * proof that came with it) that was relayed once answers success again
- * without a second relay, whether it arrives after the first finished
- * (refresh, retry) or while it is still in flight (double click, a load
- * balancer's retry to another instance). Duplicates in this process share
- * the first one's promise; duplicates on other instances wait for its
- * outcome in the ledger and never relay on their own. Only a hash is kept.
- *
- * A relay whose record could not be written (Redis went away mid-relay) is
- * remembered here and written again until it takes: otherwise its claim,
- * restored from Redis's log, would expire unsettled and a retry would relay it
- * a second time.
+ * Relays each key once across instances (decision 007): duplicates in this process share the first one's
+ * promise; those on other instances wait for its outcome in the ledger and never relay on their own.
  */
 export class ReplayGuard<Outcome extends { ok: boolean }> {
   private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
-  /** Relayed submissions the ledger has not recorded yet, with when they were relayed. */
+  /**
+   * Relays the ledger could not record (Redis went away mid-relay), by when, written again until it takes:
+   * otherwise the claim, restored from Redis's log, would expire unsettled and a retry would relay again.
+   */
   private readonly unsettled = new Map<string, number>();
   private resettling: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly options: {
-      /** How long a claim holds: at least the longest a relay can take. */
+      /** At least the longest a relay can take. */
       holdMs: number;
       /** What a duplicate of a relayed submission answers. */
       relayed: Outcome;
-      /** How long a relay is remembered. */
       rememberMs?: number;
     },
   ) {}
@@ -57,15 +49,11 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
     return createHash("sha256").update(`${email.toLowerCase()}\n${proof}`).digest("base64url");
   }
 
-  /** Runs `relay` once per key across every instance; duplicates get its outcome. */
   once(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
-    if (this.unsettled.has(key)) {
+    if (this.unsettled.has(key))
       return Promise.resolve({ kind: "done", outcome: this.options.relayed, duplicate: true });
-    }
     const shared = this.inFlight.get(key);
-    if (shared) {
-      return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
-    }
+    if (shared) return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
     const run = this.claimAndRelay(key, relay).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, run);
     return run;
@@ -107,7 +95,7 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
     this.resettling ??= setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
   }
 
-  /** Writes the unrecorded relays again, oldest first, until the store takes them or they are past remembering. */
+  /** Oldest first, until the store takes them or they are past remembering. */
   private async resettle(): Promise<void> {
     for (const [key, relayedAt] of this.unsettled) {
       const left = this.rememberMs - (Date.now() - relayedAt);

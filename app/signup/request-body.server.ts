@@ -1,4 +1,4 @@
-export const MAX_BODY_BYTES = 16 * 1024;
+const MAX_BODY_BYTES = 16 * 1024;
 
 /** A body we refuse to read, with the HTTP status that says why. */
 export class BodyError extends Error {
@@ -12,11 +12,7 @@ export class BodyError extends Error {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Reads an application/x-www-form-urlencoded body of at most MAX_BODY_BYTES,
- * refusing oversized, non-UTF-8 or badly percent-encoded input instead of
- * guessing, and any field listed in `singleFields` that appears twice.
- */
+/** Refuses oversized, non-UTF-8 or badly percent-encoded input instead of guessing, and a `singleFields` field twice. */
 export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<FormData> {
   const contentType = request.headers.get("content-type") ?? "";
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());

@@ -2,13 +2,12 @@
 
 export type Notice = { title: string; description: string };
 
-/** The fallback question for visitors whose browser cannot run hCaptcha: its text and signed token. */
+/** The fallback question for visitors whose browser cannot run hCaptcha. */
 export type Question = { text: string; token: string };
 
 /** The bot trap's hidden fields of one render (see signup/bot-trap.server.ts). */
 export type BotTrapFields = { nameField: string; validFromField: string; validFrom: string };
 
-/** What the page's form needs from the render it came with. */
 export type FormTokens = { botTrap: BotTrapFields; question: Question | null };
 
 export type SignupResult = {
@@ -16,7 +15,7 @@ export type SignupResult = {
   notice: Notice;
   /** What the visitor typed, echoed back so a failed submit loses nothing ('' after success). */
   email: string;
-  /** The captcha token was spent (verified or relayed): the widget must hand out a new one. */
+  /** The captcha token was spent: the widget must hand out a new one. */
   resetCaptcha: boolean;
   /** A fresh question when the previous one can no longer be used. */
   question?: Question;
@@ -24,10 +23,7 @@ export type SignupResult = {
   botTrap?: BotTrapFields;
 };
 
-/**
- * Names of the form fields the action reads. The question's keep the names
- * of the first release: a page open across a deploy still posts them.
- */
+/** The question's keep the names of the first release: a page open across a deploy still posts them. */
 export const FIELD = {
   email: "email",
   captchaToken: "hcaptchaToken",
