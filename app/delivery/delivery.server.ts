@@ -15,10 +15,7 @@ export type Delivery = {
   queued: boolean;
 };
 
-/**
- * Without WEBHOOK_URL, the local JSON-lines file; with it, the webhook now (direct) or through the queue,
- * whose workers start here and stop with the server. `redis`: the shared state's client (queued mode).
- */
+/** Queued mode's workers start here and stop with the server; `redis` is the shared state's client. */
 export function createDelivery(
   settings: Settings,
   { metrics, redis }: { metrics?: Metrics; redis?: Redis } = {},

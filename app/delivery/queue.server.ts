@@ -8,12 +8,8 @@ import { isRetryable, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookClient
 export const FIRST_RETRY_MS = 1_000;
 /** …until they are this far apart. */
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
-/** Deliveries one instance makes at once. */
 const DELIVERY_CONCURRENCY = 8;
-/**
- * Renewed every half while its worker lives, so the job of a dead worker (SIGKILL, a lost host) is taken up
- * by another instance within this plus one stalled check. It outlasts the webhook's timeout twice.
- */
+/** Renewed every half while its worker lives: a dead worker's job is taken over within this plus one stalled check. */
 export const DELIVERY_LOCK_MS = 2 * WEBHOOK_TIMEOUT_MS;
 const STALLED_CHECK_MS = WEBHOOK_TIMEOUT_MS;
 /** Each time a worker died mid-attempt counts as a stall; past this many the job is dead-lettered. */

@@ -72,12 +72,8 @@ const LOOSE_MIN_LENGTH = 8;
  * leaves "Webhook" alone), or `loose` when long enough to be no ordinary word; the Basic credentials as sent.
  */
 function secretsOf(webhookUrl: string): Secret[] {
-  let url: URL;
-  try {
-    url = new URL(webhookUrl);
-  } catch {
-    return [];
-  }
+  if (!URL.canParse(webhookUrl)) return [];
+  const url = new URL(webhookUrl);
   const withoutCredentials = new URL(url);
   withoutCredentials.username = withoutCredentials.password = "";
   const credentials = url.username || url.password ? `${safeDecode(url.username)}:${safeDecode(url.password)}` : "";

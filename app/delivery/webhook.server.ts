@@ -26,13 +26,8 @@ export function resultOf(answer: WebhookAnswer): string {
 export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): boolean {
   if (answer.kind === "unreachable") return true;
   const { status } = answer;
-  return (
-    status === 408 ||
-    status === 425 ||
-    status === 429 ||
-    status >= 500 ||
-    (status === 404 && N8N_NOT_REGISTERED.test(answer.text))
-  );
+  if (status === 404) return N8N_NOT_REGISTERED.test(answer.text);
+  return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
 /**

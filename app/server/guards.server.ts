@@ -134,12 +134,7 @@ function withDecodablePath(url: string): string {
   }
 }
 
-function refuse(
-  response: http.ServerResponse,
-  status: number,
-  text: string,
-  headers: http.OutgoingHttpHeaders = {},
-): void {
+function refuse(response: http.ServerResponse, status: number, text: string, headers: http.OutgoingHttpHeaders = {}) {
   response.writeHead(status, {
     ...headers,
     "Content-Type": "text/plain; charset=utf-8",

@@ -2,10 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
-type QueueWatch = {
-  counts(): Promise<Record<string, number>>;
-  oldestUndeliveredMs(): Promise<number>;
-};
+type QueueWatch = { counts(): Promise<Record<string, number>>; oldestUndeliveredMs(): Promise<number> };
 
 /** The figures ops watch (README, "/metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {

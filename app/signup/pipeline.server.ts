@@ -162,7 +162,6 @@ export class Signup {
     }
   }
 
-  /** Whether sign-ups can be taken now (the local file is probed, a webhook is not). */
   healthy(): Promise<boolean> {
     return this.delivery.healthy();
   }

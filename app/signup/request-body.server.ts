@@ -16,9 +16,8 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<FormData> {
   const contentType = request.headers.get("content-type") ?? "";
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());
-  if (mediaType !== "application/x-www-form-urlencoded") {
+  if (mediaType !== "application/x-www-form-urlencoded")
     throw new BodyError(415, `unsupported content type "${mediaType ?? ""}"`);
-  }
   const charset = params
     .find((param) => param.startsWith("charset="))
     ?.slice(8)
@@ -35,9 +34,7 @@ export async function readUrlEncodedForm(request: Request, singleFields: readonl
     const separator = pair.indexOf("=");
     const name = decodeComponent(separator === -1 ? pair : pair.slice(0, separator));
     const value = separator === -1 ? "" : decodeComponent(pair.slice(separator + 1));
-    if (singleFields.includes(name) && form.has(name)) {
-      throw new BodyError(400, `field "${name}" repeated`);
-    }
+    if (singleFields.includes(name) && form.has(name)) throw new BodyError(400, `field "${name}" repeated`);
     form.append(name, value);
   }
   return form;
