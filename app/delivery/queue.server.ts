@@ -178,10 +178,10 @@ export class DeliveryQueue {
   }
 
   /** With a fresh retry window. False when there is no such dead letter. */
-  async requeue(id: string, now = Date.now()): Promise<boolean> {
+  async requeue(id: string): Promise<boolean> {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
-    await job.updateData({ ...job.data, retryFrom: now });
+    await job.updateData({ ...job.data, retryFrom: Date.now() });
     await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
     return true;
   }

@@ -22,8 +22,8 @@ export function onStop(task: () => Promise<void>): void {
 }
 
 /** Null when a stop is under way and this sign-up could not finish in time; else call the result once it is answered. */
-export function admitSignup(now = Date.now()): (() => void) | null {
-  if (stopDeadline !== null && now + SIGNUP_TIME_BUDGET_MS > stopDeadline) return null;
+export function admitSignup(): (() => void) | null {
+  if (stopDeadline !== null && Date.now() + SIGNUP_TIME_BUDGET_MS > stopDeadline) return null;
   signupsInFlight += 1;
   let released = false;
   return () => {

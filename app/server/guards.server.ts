@@ -53,22 +53,19 @@ export function installServerPlumbing(): void {
       lingerBeforeClosing(request);
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
-      if (!ANSWERED_METHODS.has(request.method ?? "")) {
+      if (!ANSWERED_METHODS.has(request.method ?? ""))
         return refuse(response, 405, "Método não permitido.", { Allow: [...ANSWERED_METHODS].join(", ") });
-      }
       // Remix builds the request's URL from Host and the target: one it cannot parse would be a
       // 500 and a stack per request; a Host holding a path or a target like `//` would be misread.
       const target = originForm(request.url ?? "/");
       const url = target !== undefined && HOST.test(request.headers.host ?? "") ? parseTarget(target) : null;
       if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
-      if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index"))) {
+      if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
-      }
       if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       const routeId = url.searchParams.get("_data");
-      if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId)) {
+      if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId))
         return refuse(response, 400, "Requisição inválida.");
-      }
       request.url = withDecodablePath(target);
       // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` was a 500 on every route).
       delete request.headers["x-forwarded-host"];

@@ -2,22 +2,33 @@ import { content } from "~/content";
 import type { RelayOutcome } from "~/delivery/relay.server";
 import type { Notice } from "./result";
 
+const { messages } = content;
+const failure = (description: string): Notice => ({ title: messages.failureTitle, description });
+const fallbackFailure = failure(messages.failureFallback);
+
+/** The status and notice of every code whose message needs no data. */
+const ANSWERS = {
+  stopping: [503, messages.restarting],
+  "rate-limited": [429, messages.tooMany],
+  "rate-limited-relay-ceiling": [429, messages.tooManyNow],
+  "form-expired": [400, messages.formExpired],
+  "form-unreadable": [400, messages.formUnreadable],
+  "invalid-email": [400, messages.invalidEmail],
+  "captcha-missing": [400, messages.captchaMissing],
+  "captcha-rejected": [400, messages.captchaMissing],
+  "question-missing": [400, messages.questionMissing],
+  "question-wrong": [400, messages.questionWrong],
+  "question-expired": [400, messages.questionExpired],
+  "rate-limited-question-budget": [429, messages.questionBudgetSpent],
+  "question-store-unavailable": [503, messages.questionUnavailable],
+  "store-unavailable": [503, messages.storeUnavailable],
+  "captcha-unreachable": [502, fallbackFailure],
+  "webhook-unreachable": [502, fallbackFailure],
+  "sink-failed": [502, fallbackFailure],
+} satisfies Record<string, [number, Notice]>;
+
 /** Refusals that carry no data: the pipeline returns them as `{ code }`. */
-export type PlainCode =
-  | "stopping"
-  | "rate-limited"
-  | "form-expired"
-  | "form-unreadable"
-  | "invalid-email"
-  | "captcha-missing"
-  | "question-missing"
-  | "captcha-rejected"
-  | "captcha-unreachable"
-  | "question-wrong"
-  | "question-expired"
-  | "rate-limited-question-budget"
-  | "question-store-unavailable"
-  | "rate-limited-relay-ceiling";
+export type PlainCode = Exclude<keyof typeof ANSWERS, "store-unavailable" | "webhook-unreachable" | "sink-failed">;
 
 /**
  * Everything a sign-up can end in, with the data its message or log line needs: the pipeline speaks these
@@ -33,32 +44,6 @@ export type SignupOutcome =
   | { code: "webhook-status"; status: number; statusText: string; text: string }
   | { code: "webhook-unreachable" | "sink-failed"; reason: string }
   | { code: PlainCode };
-
-const { messages } = content;
-const failure = (description: string): Notice => ({ title: messages.failureTitle, description });
-
-type CodeWithFixedAnswer = PlainCode | "store-unavailable" | "webhook-unreachable" | "sink-failed";
-
-/** Codes that read alike share a row. */
-const ANSWERS: Array<[CodeWithFixedAnswer[], number, Notice]> = [
-  [["stopping"], 503, messages.restarting],
-  [["rate-limited"], 429, messages.tooMany],
-  [["rate-limited-relay-ceiling"], 429, messages.tooManyNow],
-  [["form-expired"], 400, messages.formExpired],
-  [["form-unreadable"], 400, messages.formUnreadable],
-  [["invalid-email"], 400, messages.invalidEmail],
-  [["captcha-missing", "captcha-rejected"], 400, messages.captchaMissing],
-  [["question-missing"], 400, messages.questionMissing],
-  [["question-wrong"], 400, messages.questionWrong],
-  [["question-expired"], 400, messages.questionExpired],
-  [["rate-limited-question-budget"], 429, messages.questionBudgetSpent],
-  [["question-store-unavailable"], 503, messages.questionUnavailable],
-  [["store-unavailable"], 503, messages.storeUnavailable],
-  [["captcha-unreachable", "webhook-unreachable", "sink-failed"], 502, failure(messages.failureFallback)],
-];
-const FIXED = new Map(
-  ANSWERS.flatMap(([codes, status, notice]) => codes.map((code) => [code, { status, notice }] as const)),
-);
 
 const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "queued", "replay", "known-email", "bot"]);
 
@@ -89,7 +74,8 @@ export function answerFor(outcome: SignupOutcome, siteName: string): { status: n
   if (outcome.code === "unreadable") return { status: outcome.status, notice: messages.unreadable };
   if (outcome.code === "webhook-status")
     return { status: 502, notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)) };
-  return FIXED.get(outcome.code as CodeWithFixedAnswer)!;
+  const [status, notice] = ANSWERS[outcome.code as keyof typeof ANSWERS];
+  return { status, notice };
 }
 
 export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): SignupOutcome {

@@ -35,10 +35,10 @@ export class FallbackQuestions {
     private readonly epoch: string,
   ) {}
 
-  ask(now = Date.now(), random: () => number = Math.random): Question {
-    const left = 1 + Math.floor(random() * 9);
-    const right = 1 + Math.floor(random() * 9);
-    const subtract = random() < 0.5 && left > right;
+  ask(now = Date.now()): Question {
+    const left = 1 + Math.floor(Math.random() * 9);
+    const right = 1 + Math.floor(Math.random() * 9);
+    const subtract = Math.random() < 0.5 && left > right;
     const answer = subtract ? left - right : left + right;
     const text = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
     const id = (this.epoch + randomBytes(9).toString("base64url")).slice(0, 12);

@@ -34,7 +34,7 @@ export function memoryState(): SharedState {
     },
   };
   const limit = (spec: LimitSpec) => limitOver(memoryLimiter(spec));
-  return { kind: "memory", epoch: randomBytes(3).toString("base64url"), limit, ledger, ready: async () => true };
+  return { epoch: randomBytes(3).toString("base64url"), limit, ledger, ready: async () => true };
 }
 
 /** `spec` counted in this process: the memory store's limits, and the Redis store's while Redis is away. */

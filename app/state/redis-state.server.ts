@@ -93,7 +93,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     }
   }
 
-  return { kind: "redis", epoch: "", limit, ledger, ready, client };
+  return { epoch: "", limit, ledger, ready, client };
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */

@@ -45,7 +45,6 @@ export type Ledger = {
 };
 
 export type SharedState = {
-  kind: "memory" | "redis";
   /** Empty for Redis, which outlives processes; random per process for memory, so what a restart lost can be told. */
   epoch: string;
   limit(spec: LimitSpec): Limit;
