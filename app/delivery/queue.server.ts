@@ -38,10 +38,7 @@ export function retryDelayMs(attemptsMade: number, retryAfterMs: number | null, 
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS));
 }
 
-/**
- * Null once the retry window is over. The last attempt lands on the window's end rather than up to one wait
- * before it (or as late as Retry-After asks, at most MAX_RETRY_INTERVAL_MS past the end).
- */
+/** Null once the window is over; the last attempt lands on its end, not a wait before it (or as Retry-After asks). */
 export function nextAttemptInMs(
   attemptsMade: number,
   retryAfterMs: number | null,
@@ -60,21 +57,14 @@ function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string
   return answer.kind === "unreachable" ? `no answer (${answer.reason})` : `webhook answered ${answer.status}`;
 }
 
-/**
- * Queued delivery (RELAY_MODE=queued, docs/decisions/016-queued-delivery.md): acknowledged once in Redis, then
- * delivered by workers in every instance. The job's id is the sign-up's id, so a duplicate adds nothing; the
- * failed set is the dead-letter list (`node build/dead-letters.js`).
- */
+/** Queued delivery (docs/decisions/016-…): a job's id is its sign-up's id; the failed set is the dead-letter list. */
 export class DeliveryQueue {
   private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | null = null;
   /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
 
-  /**
-   * `redis`: in the server, the shared state's client, which fails fast while Redis is away, so nothing is
-   * acknowledged that Redis did not take and /readyz speaks for the queue too. `prefix`: SIGNUP_SOURCE.
-   */
+  /** `redis`: the shared state's, failing fast (nothing acknowledged that Redis did not take), checked by /readyz. */
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,

@@ -15,7 +15,7 @@ export type RelayOutcome =
 /** `key`: the submission's stable id; `timeoutMs`: what the sign-up has left. */
 export type Relay = (submission: Submission, options: { key: string; timeoutMs: number }) => Promise<RelayOutcome>;
 
-/** Direct mode: the visitor waits for the webhook and reads what it answered (the spec's error catalogue), never its URL. */
+/** Direct mode: the visitor waits for the webhook and reads its answer (the spec's error catalogue), never its URL. */
 export function directRelay(webhook: WebhookClient, onDelivered: (latencyMs: number) => void): Relay {
   return async (submission, options) => {
     const started = Date.now();

@@ -9,13 +9,10 @@ const MIN_FREE_BYTES = 64 * 1024;
 /** A health-check flood costs one probe of the disk a second. */
 const HEALTH_CACHE_MS = 1_000;
 const FILE_MODE = 0o640;
-/** Unhealthy this long after a failed write, or until a line is written: a quota or an I/O error shows only on a write. */
+/** Unhealthy this long after a failed write, or until a line is written: a quota or an I/O error shows only then. */
 const FAILED_WRITE_MEMORY_MS = 30_000;
 
-/**
- * Without a webhook: one whole JSON line per sign-up, fsync'ed before success is answered, the path opened
- * afresh per line for log rotation (docs/decisions/002-signup-sink.md). One process writes one file.
- */
+/** One whole JSON line per sign-up, fsync'ed before its 200, the path opened per line (docs/decisions/002-…). */
 export class SignupSink {
   private queue: Promise<unknown> = Promise.resolve();
   private health: { healthy: boolean; checkedAt: number } | null = null;

@@ -19,7 +19,7 @@ export function publicErrorText(body: string, webhookUrl: string, cut = false): 
   return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
 }
 
-/** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is not parsed as JSON). */
+/** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is no JSON). */
 function decodeEscapes(text: string): string {
   return text
     .replace(/\\\//g, "/")
@@ -67,9 +67,8 @@ type Secret = { text: string; match: "anywhere" | "word" | "loose" };
 const LOOSE_MIN_LENGTH = 8;
 
 /**
- * Every spelling of the URL and its parts, longest first: the URL, origin, host, path and query wherever they
- * stand; each path segment, query name and value, credential and the port as a whole word (a segment "hook"
- * leaves "Webhook" alone), or `loose` when long enough to be no ordinary word; the Basic credentials as sent.
+ * Every spelling of the URL and its parts, longest first: whole parts wherever they stand; each segment, query name
+ * and value, credential and the port as a word (a segment "hook" leaves "Webhook" alone), or `loose` when long.
  */
 function secretsOf(webhookUrl: string): Secret[] {
   if (!URL.canParse(webhookUrl)) return [];

@@ -30,10 +30,7 @@ export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
-/**
- * One POST of the five fields, in both relay modes, with the headers the README lists under "How a sign-up
- * works". The URL's credentials go in `Authorization: Basic`: a URL carrying them cannot be fetched.
- */
+/** The five fields with the headers of the README's "How a sign-up works"; fetch refuses a URL holding credentials. */
 export class WebhookClient {
   private readonly target: string;
   private readonly authorization: string | null;

@@ -19,11 +19,7 @@ type DocumentRequest = {
   render: () => string;
 };
 
-/**
- * Turns a render into the document response. A shareable render is made once per SHARED_RENDER_MS per path,
- * whatever the query, and kept as br and gzip with an ETag for 304s (docs/decisions/009-shared-render.md).
- * Form results and error pages are rendered each time and never stored anywhere.
- */
+/** A shareable render is made once a second per path, whatever the query, and kept compressed (decision 009). */
 export class PageCache {
   /** Few paths are shareable (the landing page); the bound only guards against surprises. */
   private readonly pages = new LRUCache<string, RenderedPage>({

@@ -1,9 +1,6 @@
 import type { EntryContext } from "@remix-run/node";
 
-/**
- * The one rule of the shared render (decision 009): the landing page, with its form tokens, is rendered once
- * a second for every visitor of that second. The page cache and the form tokens follow it from here.
- */
+/** The shared render's one rule (decision 009): a render and its form tokens serve every visitor of that second. */
 export const SHARED_RENDER_MS = 1000;
 
 export function perSharedRender<T>(make: (now: number) => T): (now?: number) => T {
@@ -24,7 +21,7 @@ export function isShareable(request: Request, status: number, context: EntryCont
   return handle?.shareRender === true;
 }
 
-/** A campaign's click id (fbclid, utm_*) must not reach the next visitors in the form's action; the page reads no query. */
+/** The page reads no query, and a click id (fbclid, utm_*) must not reach the next visitors in the form's action. */
 export function forBarePath(context: EntryContext): EntryContext {
   const state = context.staticHandlerContext;
   return { ...context, staticHandlerContext: { ...state, location: { ...state.location, search: "" } } };

@@ -6,7 +6,7 @@ export const PEER_ADDRESS_HEADER = "x-landing-peer-address";
 /** The bucket shared by every request whose client cannot be told: limits fail closed. */
 const UNKNOWN_CLIENT = "unknown";
 
-/** The socket's peer without trusted proxies, else the N-th X-Forwarded-For entry from the right; null if none parses. */
+/** The socket's peer without trusted proxies, else the N-th X-Forwarded-For entry from the right; null if none. */
 export function clientAddress(headers: Headers, trustedProxies: number): string | null {
   if (trustedProxies < 1) return normalizeAddress(headers.get(PEER_ADDRESS_HEADER) ?? "");
   const hops = (headers.get("x-forwarded-for") ?? "")
@@ -32,7 +32,7 @@ function normalizeAddress(raw: string): string | null {
   return groups.join(":");
 }
 
-/** The key a client is limited by: IPv4 whole, IPv6 per /64 (one home or cloud host gets a whole /64 to rotate through). */
+/** IPv4 whole, IPv6 per /64 (one home or cloud host gets a whole /64 to rotate through). */
 export function clientKey(address: string | null): string {
   if (!address) return UNKNOWN_CLIENT;
   return address.includes(":") ? `${address.split(":").slice(0, 4).join(":")}::/64` : address;

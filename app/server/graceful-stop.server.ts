@@ -5,10 +5,7 @@ import { logEvent } from "./log.server";
 export const DRAIN_LIMIT_MS = 9_000;
 /** For the last answers to flush. */
 export const ANSWER_MARGIN_MS = 500;
-/**
- * The longest one sign-up's outgoing calls may take in all; the Redis commands after them (each at most
- * 250 ms) fit in ANSWER_MARGIN_MS, so a sign-up admitted before SIGTERM is answered before the drain ends.
- */
+/** For one sign-up's outgoing calls in all; the Redis commands after them (250 ms each) fit in ANSWER_MARGIN_MS. */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 
 let signupsInFlight = 0;
@@ -21,7 +18,7 @@ export function onStop(task: () => Promise<void>): void {
   stopTasks.push(task);
 }
 
-/** Null when a stop is under way and this sign-up could not finish in time; else call the result once it is answered. */
+/** Null when a stop is under way and this sign-up could not finish in time; else call the result once answered. */
 export function admitSignup(): (() => void) | null {
   if (stopDeadline !== null && Date.now() + SIGNUP_TIME_BUDGET_MS > stopDeadline) return null;
   signupsInFlight += 1;

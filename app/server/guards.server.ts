@@ -19,7 +19,7 @@ const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /** remix-serve's own default when PORT is unset. */
 const DEFAULT_PORT = 3000;
 const INSTALLED = Symbol.for("landing.serverPlumbing");
-/** Node waits 5 minutes for a request, long enough for stalled uploads to pile up: 15 s for a 16 KB form (408 past it). */
+/** Node waits 5 minutes, long enough for stalled uploads to pile up: 15 s for a 16 KB form (408 past it). */
 const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
 /** A Host header as a URL's authority: a name or an address, and a port. */
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;

@@ -1,9 +1,6 @@
 import { fetch } from "undici";
 
-/**
- * Through undici, never the global `fetch`: remix-serve's polyfill throws outside any promise on a timeout
- * and ends the process (decision 005). One deadline covers the whole call; at most `maxBodyBytes` are read.
- */
+/** Through undici, never remix-serve's global `fetch`, which can end the process on a timeout (decision 005). */
 export async function postWithDeadline(
   url: string,
   request: {

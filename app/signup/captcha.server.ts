@@ -11,7 +11,7 @@ type SiteverifyAnswer = "valid" | "invalid" | "unreachable";
 /** `no turn`: this instance's calls in flight were at their cap until the deadline, so none was made. */
 type CaptchaVerdict = SiteverifyAnswer | "no turn";
 
-/** Anything but a clear answer in time (timeout, non-2xx, unreadable JSON) is "unreachable": the caller fails closed. */
+/** Anything but a clear answer in time (timeout, non-2xx, bad JSON) is "unreachable": the caller fails closed. */
 export class CaptchaVerifier {
   private readonly gate = new CallGate(MAX_SITEVERIFY_IN_FLIGHT);
 
@@ -45,11 +45,7 @@ export class CaptchaVerifier {
 
 type Waiter = { rank: number; arrival: number; start: () => void };
 
-/**
- * At most `capacity` calls at once; past it a call waits for a turn until its deadline. A freed turn goes to the
- * lowest rank (an address with no failures first), then to the newest arrival: under a flood, a visitor who just
- * came is not queued behind everything the flood sent before.
- */
+/** At most `capacity` calls at once; a freed turn goes to the lowest rank, then the newest arrival (decision 015). */
 export class CallGate {
   private running = 0;
   private readonly waiting: Waiter[] = [];

@@ -1,13 +1,11 @@
 import { domainToASCII, domainToUnicode } from "node:url";
 
-// Real mailboxes in, spreadsheet formulas and markup out: docs/decisions/004-email-rule.md.
-
 const MAX_ADDRESS_LENGTH = 254;
 /** RFC 5321 counts the local part in octets; UTF-8 bytes are what a mail server sees. */
 const MAX_LOCAL_PART_BYTES = 64;
 const MAX_ASCII_DOMAIN_LENGTH = 253;
 
-/** Any script's letters, marks and digits, and the ASCII punctuation real addresses use: no quotes, brackets, commas… */
+/** Any script's letters, marks and digits, and the ASCII punctuation real addresses use (no quotes, brackets…). */
 const LOCAL_PART = /^[\p{L}\p{M}\p{N}.!#$%&'*+/=?^_|~-]+$/u;
 /** A spreadsheet reads a cell starting with these as a formula; `.` and `'` start no real address. */
 const FORBIDDEN_FIRST = /^[=+\-@.']/;
@@ -16,10 +14,7 @@ const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 /** Characters that render as nothing (U+034F, U+3164, U+200B…) or control the text itself. */
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{C}\s]/u;
 
-/**
- * The one spelling of the address, to relay and de-duplicate, or null. NFC first; the domain in lower case
- * (local parts may not ignore case) and its one Unicode spelling: "xn--joo-nla.com.br" is "joão.com.br".
- */
+/** The address's one spelling (NFC, the domain lower-case in Unicode), or null: docs/decisions/004-email-rule.md. */
 export function normalizeEmail(typed: string): string | null {
   // Only the spaces a person types are trimmed: String#trim would also drop a byte-order mark.
   const address = typed.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "").normalize("NFC");

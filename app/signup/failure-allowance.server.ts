@@ -1,8 +1,6 @@
 import { EventEmitter, once } from "node:events";
 import type { Limit, SharedState } from "~/state/shared-state.server";
 
-// What fails is limited per address (IPv4, IPv6 /64), never what succeeds: docs/decisions/015-….
-
 /** Failed verifications (forged or spent tokens, wrong answers) before what would cost one is refused. */
 export const FAILURES_PER_ADDRESS = 20;
 const FAILURE_WINDOW_SECONDS = 5 * 60;
@@ -12,7 +10,7 @@ export const JUNK_PER_ADDRESS = FAILURES_PER_ADDRESS * JUNK_PER_FAILURE;
 
 /** In points: a failed verification, and what a verification holds while in flight. */
 const FAILURE = JUNK_PER_FAILURE;
-/** In points: junk, and a verification siteverify could not answer (so a slow or failing siteverify is still bounded). */
+/** In points: junk, and a call siteverify left unanswered (so a slow or failing siteverify is still bounded). */
 const CHEAP_FAILURE = 1;
 const ALLOWANCE = FAILURES_PER_ADDRESS * FAILURE;
 /** While other instances' verifications hold the allowance, how often it is asked again. */
@@ -22,10 +20,8 @@ export type Verified<T> = { verdict: "passed" | "failed" | "unanswered"; result:
 type Verification<T> = (used: number) => Promise<Verified<T>>;
 
 /**
- * Two counts per address, shared by every instance: `held` (failures plus verifications in flight) and
- * `failures`. A verification reserves a failure's worth of `held` and gives it back unless it failed, so
- * concurrent forgeries cannot exceed the allowance; when `held` is full but `failures` is not, verifications
- * in flight hold it (a burst of genuine visitors behind one address), and this one waits for them.
+ * Per address, shared by every instance (docs/decisions/015-…): `held` counts failures and verifications in flight,
+ * `failures` failures alone. When `held` is full but `failures` is not, a verification waits for those in flight.
  */
 export class FailureAllowance {
   private readonly held: Limit;
@@ -79,7 +75,7 @@ export class FailureAllowance {
     }
   }
 
-  /** Waits for a verification of `address` here to settle, or a moment for those of other instances; false past `deadline`. */
+  /** Waits for one of the address's verifications here, or a moment for other instances'; false past `deadline`. */
   private async nextSettled(address: string, deadline: number): Promise<boolean> {
     const wait = Math.min(RECHECK_MS, deadline - Date.now());
     if (wait <= 0) return false;

@@ -30,10 +30,7 @@ const ANSWERS = {
 /** Refusals that carry no data: the pipeline returns them as `{ code }`. */
 export type PlainCode = Exclude<keyof typeof ANSWERS, "store-unavailable" | "webhook-unreachable" | "sink-failed">;
 
-/**
- * Everything a sign-up can end in, with the data its message or log line needs: the pipeline speaks these
- * codes, and this module alone turns them into an HTTP status and the pt-BR notice from `content`.
- */
+/** Everything a sign-up can end in; this module alone turns it into an HTTP status and a pt-BR notice. */
 export type SignupOutcome =
   /** `known-email` (relayed in the last day) reads like a first relay, so nobody learns who is listed. */
   | { code: "relayed" | "queued" | "replay" | "known-email" }

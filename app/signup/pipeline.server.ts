@@ -18,12 +18,7 @@ import {
   type PlainCode,
   type SignupOutcome,
 } from "./outcomes.server";
-import {
-  ANSWERS_PER_QUESTION,
-  FallbackQuestions,
-  QUESTION_RELAYS_PER_MINUTE,
-  QUESTION_TTL_MS,
-} from "./question.server";
+import { FallbackQuestions, QUESTION_RELAYS_PER_MINUTE } from "./question.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
@@ -73,11 +68,7 @@ class Visit {
   deadline = 0;
 }
 
-/**
- * The sign-up's steps, in order (README, "How a sign-up works"; decisions 006 and 015): what fails is limited
- * per address, what succeeds never is, and budgets are spent only on verified submissions. Each request ends in
- * one outcome (outcomes.server.ts) and one log line.
- */
+/** The steps, in order (README, "How a sign-up works"; decisions 006 and 015), each request ending in one outcome. */
 export class Signup {
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
@@ -101,26 +92,9 @@ export class Signup {
   ) {
     const tokens = new SignedTokens(settings.SIGNUP_SECRET);
     this.botTrap = new BotTrap(tokens);
-    this.captcha = settings.HCAPTCHA_SECRET
-      ? new CaptchaVerifier({
-          secret: settings.HCAPTCHA_SECRET,
-          siteKey: settings.HCAPTCHA_SITE_KEY,
-          verifyUrl: settings.HCAPTCHA_VERIFY_URL,
-        })
-      : null;
-    this.questions =
-      settings.NOJS_CHALLENGE === "on"
-        ? new FallbackQuestions(
-            tokens,
-            state.limit({
-              name: "question-answers",
-              points: ANSWERS_PER_QUESTION,
-              durationSeconds: QUESTION_TTL_MS / 1000,
-              whenAway: "refuse",
-            }),
-            state.epoch,
-          )
-        : null;
+    const { HCAPTCHA_SECRET: secret, HCAPTCHA_SITE_KEY: siteKey, HCAPTCHA_VERIFY_URL: verifyUrl } = settings;
+    this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }) : null;
+    this.questions = settings.NOJS_CHALLENGE === "on" ? FallbackQuestions.create(tokens, state) : null;
     this.allowance = new FailureAllowance(state);
     // While Redis is away the ceiling holds per instance; the question's budget must hold for the whole
     // deployment, so its path closes instead.
@@ -137,12 +111,9 @@ export class Signup {
       whenAway: "refuse",
     });
     const holdMs = SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS;
-    this.replays = new ReplayGuard<Attempt>(state.ledger, { holdMs, relayed: { ok: true } });
-    this.emails = new ReplayGuard<Attempt>(state.ledger, {
-      holdMs,
-      relayed: { ok: true },
-      rememberMs: EMAIL_RELAY_INTERVAL_MS,
-    });
+    const relayed: Attempt = { ok: true };
+    this.replays = new ReplayGuard(state.ledger, { holdMs, relayed });
+    this.emails = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: EMAIL_RELAY_INTERVAL_MS });
     this.formTokens = perSharedRender((now) => ({
       botTrap: this.botTrap.fields(now),
       question: this.questions?.ask(now) ?? null,
@@ -274,10 +245,7 @@ export class Signup {
     return refusal === "exhausted" ? "rate-limited" : refusal;
   }
 
-  /**
-   * The address's first relay of the day. `signupId`, its ledger key, is the queue's job id and the webhook's
-   * Idempotency-Key, so a visitor's retry after an answer that was lost is the same sign-up (decision 016).
-   */
+  /** `signupId`, the address's ledger key, is the job id and Idempotency-Key: a retry is one sign-up (decision 016). */
   private async relayOnce(
     { email, proof, userAgent, ts }: Candidate,
     signupId: string,

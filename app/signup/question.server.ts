@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import type { Limit } from "~/state/shared-state.server";
+import type { Limit, SharedState } from "~/state/shared-state.server";
 import type { Question } from "./result";
 import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
 
-// The question for visitors without hCaptcha: docs/decisions/011-no-js-question.md.
-
 export const QUESTION_TTL_MS = 10 * 60 * 1000;
 /** A rendered page and its question are shared by the visitors of one second: a handful, never a bot's supply. */
-export const ANSWERS_PER_QUESTION = 3;
+const ANSWERS_PER_QUESTION = 3;
 /** A script solves the question in a line: however many it solves, this is all it gets through (decision 006). */
 export const QUESTION_RELAYS_PER_MINUTE = 10;
 
@@ -24,16 +22,24 @@ const TOKEN_SHAPE = new RegExp(`^([A-Za-z0-9_-]{12})\\.([1-9]\\d{12})\\.(${MAC_P
 /** `unavailable`: the shared count of answers could not be asked (Redis away), so nothing is accepted. */
 type QuestionVerdict = "correct" | "wrong" | "expired" | "unavailable";
 
-/**
- * Stateless but for the count of correct answers per id (`answers`, shared). An id starts with the state's
- * epoch: a count kept in memory dies with its process, so after a restart its questions are expired.
- */
+/** Stateless but for the shared count of correct answers per id, whose epoch a restart ends (decision 011). */
 export class FallbackQuestions {
   constructor(
     private readonly tokens: SignedTokens,
     private readonly answers: Limit,
     private readonly epoch: string,
   ) {}
+
+  /** Correct answers counted in `state`, for every instance; while Redis is away none is accepted. */
+  static create(tokens: SignedTokens, state: SharedState): FallbackQuestions {
+    const answers = state.limit({
+      name: "question-answers",
+      points: ANSWERS_PER_QUESTION,
+      durationSeconds: QUESTION_TTL_MS / 1000,
+      whenAway: "refuse",
+    });
+    return new FallbackQuestions(tokens, answers, state.epoch);
+  }
 
   ask(now = Date.now()): Question {
     const left = 1 + Math.floor(Math.random() * 9);

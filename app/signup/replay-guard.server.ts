@@ -17,16 +17,10 @@ type OnceResult<Outcome> =
   /** The ledger could not be asked, or the instance relaying this submission vanished: nothing was relayed here. */
   | { kind: "unavailable"; why: string };
 
-/**
- * Relays each key once across instances (decision 007): duplicates in this process share the first one's
- * promise; those on other instances wait for its outcome in the ledger and never relay on their own.
- */
+/** Once per key across instances (decision 007): duplicates here share the promise, elsewhere wait on the ledger. */
 export class ReplayGuard<Outcome extends { ok: boolean }> {
   private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
-  /**
-   * Relays the ledger could not record (Redis went away mid-relay), by when, written again until it takes:
-   * otherwise the claim, restored from Redis's log, would expire unsettled and a retry would relay again.
-   */
+  /** Relays the ledger could not record, by when: written again until it takes (decision 007). */
   private readonly unsettled = new Map<string, number>();
   private resettling: NodeJS.Timeout | undefined;
 

@@ -12,7 +12,7 @@ export class BodyError extends Error {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Refuses oversized, non-UTF-8 or badly percent-encoded input instead of guessing, and a `singleFields` field twice. */
+/** Refuses oversized, non-UTF-8 or badly percent-encoded input rather than guess, and a `singleFields` field twice. */
 export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<FormData> {
   const contentType = request.headers.get("content-type") ?? "";
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());

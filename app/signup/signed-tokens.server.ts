@@ -4,9 +4,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 type TokenPurpose = "bot-trap" | "question";
 
 /**
- * Every token the server hands out and reads back (decision 001): readable text and its MAC, so any instance
- * with the same secret checks it without shared state. A part left out of the token (a question's answer) is
- * still covered by the MAC.
+ * Every token we hand out and read back (decision 001): text and its MAC, which any instance with the secret checks.
+ * A part left out of the text (a question's answer) is still covered by the MAC.
  */
 export class SignedTokens {
   private readonly keys: Record<TokenPurpose, Buffer>;
@@ -31,7 +30,7 @@ export class SignedTokens {
 
 export const MAC_PATTERN = "[A-Za-z0-9_-]{43}";
 
-/** `X-Signup-Signature`, Stripe's scheme, under WEBHOOK_SIGNING_SECRET (its own secret): README, "How a sign-up works". */
+/** `X-Signup-Signature`, Stripe's scheme, under a secret of its own (README, "How a sign-up works"). */
 export function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
   const mac = createHmac("sha256", secret).update(`${unixSeconds}.${rawBody}`).digest("hex");
   return `t=${unixSeconds},v1=${mac}`;

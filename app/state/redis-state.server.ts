@@ -31,7 +31,7 @@ type LedgerClient = Redis & {
 
 /** The longest a client waits between attempts to reconnect to a Redis that went away. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/** Counted on this instance's clock, event-loop delay included: 100 ms gave false refusals in a burst (decision 007). */
+/** Counted on this instance's clock, event-loop delay included: 100 ms gave false refusals (decision 007). */
 export const REDIS_TIMEOUT_MS = 250;
 
 /**

@@ -19,10 +19,7 @@ export type LimitSpec = {
   name: string;
   points: number;
   durationSeconds: number;
-  /**
-   * While Redis is away: `local` limits in this process alone (enough for a ceiling that protects others);
-   * `refuse` answers `unavailable` (for a budget that must hold for the whole deployment).
-   */
+  /** Redis away: `local` counts per instance (a ceiling); `refuse` is `unavailable` (a budget for the deployment). */
   whenAway: "local" | "refuse";
 };
 
@@ -35,9 +32,9 @@ type LedgerEntry =
 
 /** Each submission is relayed at most once across every instance. Throws when the store cannot be reached. */
 export type Ledger = {
-  /** Atomically, unless it was relayed or is in flight; `holder` is unique per attempt. A failed key may be claimed again. */
+  /** Atomically, unless relayed or in flight (a failed key may be claimed again); `holder` is unique per attempt. */
   claim(key: string, holdMs: number, holder: string): Promise<"claimed" | "relayed" | "in-flight">;
-  /** Sent after a claim whose answer timed out: Redis runs a connection's commands in order, so a late claim is undone. */
+  /** After a claim whose answer timed out: Redis runs a connection's commands in order, so a late claim is undone. */
   release(key: string, holder: string): Promise<void>;
   read(key: string): Promise<LedgerEntry>;
   /** A relay is kept `relayedTtlMs`, a failure FAILED_TTL_MS. */
