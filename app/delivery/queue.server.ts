@@ -184,7 +184,6 @@ export class DeliveryQueue {
     return true;
   }
 
-  /** For a command that used the queue and is done. */
   async close(): Promise<void> {
     await this.queue.close();
     this.redis.disconnect();

@@ -7,7 +7,6 @@ export type Submission = { email: string; hcaptchaToken: string; source: string;
 export type RelayOutcome =
   /** Delivered (direct, sink), or held durably in the queue, which will deliver it. */
   | { ok: true; queued: boolean }
-  /** The webhook answered, but not with 2xx. */
   | { ok: false; kind: "status"; status: number; statusText: string; text: string }
   /** No answer from the webhook (refused, reset, timed out), or the file or the queue (Redis) could not take it. */
   | { ok: false; kind: "unreachable" | "sink" | "queue"; reason: string };

@@ -34,7 +34,6 @@ export class SignupSink {
     return write;
   };
 
-  /** For /healthz. */
   async healthy(now = Date.now()): Promise<boolean> {
     if (this.lastFailedWriteAt !== null && now - this.lastFailedWriteAt < FAILED_WRITE_MEMORY_MS) return false;
     if (this.health && now - this.health.checkedAt < HEALTH_CACHE_MS) return this.health.healthy;

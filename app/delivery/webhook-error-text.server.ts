@@ -1,10 +1,7 @@
 const SHOWN_TEXT_LIMIT = 200;
 const HIDDEN = "[…]";
 
-/**
- * The webhook's error answer as one short line a visitor may read, never showing any URL nor any part of the
- * webhook's (n8n names its secret path in its 404). `cut`: read only in part, so its last word is dropped.
- */
+/** One short line a visitor may read: no URL, nor any part of the webhook's (n8n's 404 names its secret path). */
 export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
   let text = cut ? body.replace(/\s\S*$/, "") : body;
   // Invisible format characters (a soft hyphen, a zero-width space) could split a secret apart.
@@ -36,13 +33,10 @@ function jsonMessage(text: string): string | null {
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== "object" || value === null) return null;
-    const record = value as Record<string, unknown>;
     for (const key of ["message", "error", "detail", "title"]) {
-      const field = record[key];
-      if (typeof field === "string") return field;
-      if (typeof field === "object" && field !== null && typeof (field as { message?: unknown }).message === "string") {
-        return (field as { message: string }).message;
-      }
+      const field = (value as Record<string, unknown>)[key];
+      const message = typeof field === "object" && field !== null ? (field as { message?: unknown }).message : field;
+      if (typeof message === "string") return message;
     }
     return null;
   } catch {
@@ -66,10 +60,7 @@ type Secret = { text: string; match: "anywhere" | "word" | "loose" };
 /** A URL part at least this long is hidden wherever it stands, whatever separates its words. */
 const LOOSE_MIN_LENGTH = 8;
 
-/**
- * Every spelling of the URL and its parts, longest first: whole parts wherever they stand; each segment, query name
- * and value, credential and the port as a word (a segment "hook" leaves "Webhook" alone), or `loose` when long.
- */
+/** Every spelling of the URL and its parts, longest first; parts as words: a segment "hook" leaves "Webhook" alone. */
 function secretsOf(webhookUrl: string): Secret[] {
   if (!URL.canParse(webhookUrl)) return [];
   const url = new URL(webhookUrl);

@@ -12,7 +12,6 @@ type DocumentRequest = {
   request: Request;
   status: number;
   headers: Headers;
-  /** Whether this exact render may be shared with other visitors for a moment. */
   shareable: boolean;
   https: boolean;
   development: boolean;
@@ -70,15 +69,12 @@ function htmlHeaders(base: Headers, cacheControl: string): Headers {
 function renderPage(document: DocumentRequest): RenderedPage {
   const html = `<!DOCTYPE html>${document.render()}`;
   const identity = new TextEncoder().encode(html);
+  const brotli = { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.byteLength };
   return {
     bodies: {
       identity,
       gzip: new Uint8Array(gzipSync(identity, { level: 9 })),
-      br: new Uint8Array(
-        brotliCompressSync(identity, {
-          params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.byteLength },
-        }),
-      ),
+      br: new Uint8Array(brotliCompressSync(identity, { params: brotli })),
     },
     etag: `W/"${createHash("sha1").update(identity).digest("base64url")}"`,
     csp: documentCsp(html, { development: document.development }),

@@ -56,6 +56,5 @@ function expandIpv6(address: string): string[] {
 export function isHttps(request: Request, trustedProxies: number): boolean {
   if (new URL(request.url).protocol === "https:") return true;
   if (trustedProxies < 1) return false;
-  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  return proto === "https";
+  return request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 }

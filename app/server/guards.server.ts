@@ -34,10 +34,7 @@ function isOwnDataRequest(method: string, path: string, routeId: string): boolea
   return routeId === "root" || routeId === (path === "/" ? "routes/_index" : "routes/$");
 }
 
-/**
- * The guards remix-serve lacks (no middleware, no error handler), installed when it imports the build, before
- * it listens. What each refuses and why: docs/decisions/005-… and 008-…, and the README's "Odd requests".
- */
+/** The guards remix-serve lacks, installed as it imports the build; why each: docs/decisions/005-… and 008-…. */
 export function installServerPlumbing(): void {
   const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
   if (registry[INSTALLED]) return; // the dev server re-imports the build

@@ -6,7 +6,7 @@ type QueueWatch = { counts(): Promise<Record<string, number>>; oldestUndelivered
 
 /** The figures ops watch (README, "/metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {
-  readonly registry = new Registry();
+  private readonly registry = new Registry();
   private readonly signups = new Counter({
     name: "signups_total",
     help: "Sign-up posts by outcome",
@@ -30,17 +30,9 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  signup(outcome: string): void {
-    this.signups.inc({ outcome });
-  }
-
-  attempt(result: string): void {
-    this.attempts.inc({ result });
-  }
-
-  delivered(latencyMs: number): void {
-    this.latency.observe(latencyMs / 1000);
-  }
+  readonly signup = (outcome: string) => this.signups.inc({ outcome });
+  readonly attempt = (result: string) => this.attempts.inc({ result });
+  readonly delivered = (latencyMs: number) => this.latency.observe(latencyMs / 1000);
 
   /** The queue's figures, read at each scrape. */
   watch(queue: QueueWatch): void {

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 
 const HCAPTCHA_HOSTS = "https://hcaptcha.com https://*.hcaptcha.com";
 
-/** Documents and data alike. */
 const COMMON_HEADERS: ReadonlyArray<[string, string]> = [
   ["X-Content-Type-Options", "nosniff"],
   ["Referrer-Policy", "strict-origin-when-cross-origin"],

@@ -19,10 +19,7 @@ const RECHECK_MS = 100;
 export type Verified<T> = { verdict: "passed" | "failed" | "unanswered"; result: T };
 type Verification<T> = (used: number) => Promise<Verified<T>>;
 
-/**
- * Per address, shared by every instance (docs/decisions/015-…): `held` counts failures and verifications in flight,
- * `failures` failures alone. When `held` is full but `failures` is not, a verification waits for those in flight.
- */
+/** Per address, for every instance (docs/decisions/015-…): `held` counts failures and verifications in flight. */
 export class FailureAllowance {
   private readonly held: Limit;
   private readonly failures: Limit;

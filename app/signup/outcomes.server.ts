@@ -86,15 +86,9 @@ export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): Sign
 
 /** For the sign-up's log line. */
 export function logFieldsOf(outcome: SignupOutcome): { outcome: string; detail?: string } {
-  switch (outcome.code) {
-    case "webhook-status":
-      return { outcome: `webhook-status-${outcome.status}` };
-    case "webhook-unreachable":
-    case "sink-failed":
-      return { outcome: `${outcome.code}-${outcome.reason}` };
-    case "rate-limited":
-      return { outcome: outcome.code, detail: "address" };
-    default:
-      return { outcome: outcome.code, detail: "detail" in outcome ? outcome.detail : undefined };
-  }
+  if (outcome.code === "webhook-status") return { outcome: `webhook-status-${outcome.status}` };
+  if (outcome.code === "webhook-unreachable" || outcome.code === "sink-failed")
+    return { outcome: `${outcome.code}-${outcome.reason}` };
+  if (outcome.code === "rate-limited") return { outcome: outcome.code, detail: "address" };
+  return { outcome: outcome.code, detail: "detail" in outcome ? outcome.detail : undefined };
 }

@@ -18,7 +18,7 @@ import {
   type PlainCode,
   type SignupOutcome,
 } from "./outcomes.server";
-import { FallbackQuestions, QUESTION_RELAYS_PER_MINUTE } from "./question.server";
+import { FallbackQuestions, questionRelayBudget } from "./question.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
@@ -104,12 +104,7 @@ export class Signup {
       durationSeconds: 1,
       whenAway: "local",
     });
-    this.questionRelays = state.limit({
-      name: "question-relays",
-      points: QUESTION_RELAYS_PER_MINUTE,
-      durationSeconds: 60,
-      whenAway: "refuse",
-    });
+    this.questionRelays = questionRelayBudget(state);
     const holdMs = SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS;
     const relayed: Attempt = { ok: true };
     this.replays = new ReplayGuard(state.ledger, { holdMs, relayed });
@@ -133,13 +128,8 @@ export class Signup {
     }
   }
 
-  healthy(): Promise<boolean> {
-    return this.delivery.healthy();
-  }
-
-  ready(): Promise<boolean> {
-    return this.state.ready();
-  }
+  readonly healthy = () => this.delivery.healthy();
+  readonly ready = () => this.state.ready();
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };

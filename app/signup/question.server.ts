@@ -9,6 +9,9 @@ const ANSWERS_PER_QUESTION = 3;
 /** A script solves the question in a line: however many it solves, this is all it gets through (decision 006). */
 export const QUESTION_RELAYS_PER_MINUTE = 10;
 
+export const questionRelayBudget = (state: SharedState) =>
+  state.limit({ name: "question-relays", points: QUESTION_RELAYS_PER_MINUTE, durationSeconds: 60, whenAway: "refuse" });
+
 export const NUMBER_WORDS =
   "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte".split(
     " ",

@@ -3,10 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** Each gets a key of its own, so one kind can never pass for another. */
 type TokenPurpose = "bot-trap" | "question";
 
-/**
- * Every token we hand out and read back (decision 001): text and its MAC, which any instance with the secret checks.
- * A part left out of the text (a question's answer) is still covered by the MAC.
- */
+/** Every token we hand out and read back (decision 001): text and its MAC, checked by any instance with the secret. */
 export class SignedTokens {
   private readonly keys: Record<TokenPurpose, Buffer>;
 
@@ -15,7 +12,7 @@ export class SignedTokens {
     this.keys = { "bot-trap": derive("bot-trap"), question: derive("question") };
   }
 
-  /** 43 base64url characters. */
+  /** 43 base64url characters; `parts` may hold what the token's text leaves out (a question's answer). */
   mac(purpose: TokenPurpose, parts: ReadonlyArray<string | number>): string {
     return createHmac("sha256", this.keys[purpose]).update(parts.join(":")).digest("base64url");
   }
