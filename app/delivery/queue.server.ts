@@ -21,6 +21,14 @@ export const QUEUE_NAME = "delivery";
 /** `retryFrom`: when its retry window began (it restarts when ops re-queue it). */
 type DeliveryJob = { submission: Submission; retryFrom: number };
 
+type Workers = {
+  webhook: WebhookClient;
+  retryWindowMs: number;
+  /** Deliveries a second across every instance: what the automation accepts. */
+  ratePerSecond: number;
+  onDelivered: (latencyMs: number) => void;
+};
+
 /** A failed attempt worth trying again; `retryAfterMs` from the webhook's Retry-After. */
 class RetryLater extends Error {
   constructor(
@@ -94,13 +102,7 @@ export class DeliveryQueue {
     }
   };
 
-  start(delivery: {
-    webhook: WebhookClient;
-    retryWindowMs: number;
-    /** Deliveries a second across every instance: what the automation accepts. */
-    ratePerSecond: number;
-    onDelivered: (latencyMs: number) => void;
-  }): void {
+  start(delivery: Workers): void {
     const { retryWindowMs, ratePerSecond } = delivery;
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
       // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
@@ -189,10 +191,7 @@ export class DeliveryQueue {
     this.redis.disconnect();
   }
 
-  private async deliver(
-    job: Job<DeliveryJob>,
-    { webhook, onDelivered }: { webhook: WebhookClient; onDelivered: (latencyMs: number) => void },
-  ): Promise<void> {
+  private async deliver(job: Job<DeliveryJob>, { webhook, onDelivered }: Workers): Promise<void> {
     const answer = await webhook.post(job.data.submission, { key: job.id!, timeoutMs: WEBHOOK_TIMEOUT_MS });
     if (answer.kind === "delivered") {
       onDelivered(Date.now() - job.timestamp);

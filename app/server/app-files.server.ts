@@ -13,9 +13,7 @@ function findAppRoot(start: string): string {
 }
 
 /** A setting's path: absolute as given, relative ones from the app's folder (not the working directory). */
-export function fromAppRoot(path: string): string {
-  return resolve(APP_ROOT, path);
-}
+export const fromAppRoot = (path: string) => resolve(APP_ROOT, path);
 
 /** A built asset, by the URL the compiler gave it ("/build/_assets/…"), as text. */
 export function readPublicFile(url: string): string {

@@ -24,9 +24,8 @@ export function admitSignup(): (() => void) | null {
   signupsInFlight += 1;
   let released = false;
   return () => {
-    if (released) return;
+    if (!released) signupsInFlight -= 1;
     released = true;
-    signupsInFlight -= 1;
   };
 }
 

@@ -9,7 +9,6 @@ import { logError, logEvent } from "./log.server";
 type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
 const earlyAnswers = new Map<string, EarlyAnswer>();
 
-/** Answers `path` before Remix when `answer` says so (what is not a page: /metrics). */
 export function answerBeforeRemix(path: string, answer: EarlyAnswer): void {
   earlyAnswers.set(path, answer);
 }

@@ -51,11 +51,8 @@ async function readSomeText(body: ReadableStream<Uint8Array> | null, maxBytes: n
 
 /** A short cause for the log, never the URL (it may hold a secret path). */
 export function failureReason(error: unknown): string {
-  if (error instanceof Error) {
-    if (error.name === "TimeoutError" || error.name === "AbortError") return "timeout";
-    const cause = (error as Error & { cause?: { code?: unknown } }).cause;
-    if (cause && typeof cause.code === "string") return cause.code;
-    return error.name;
-  }
-  return "unknown";
+  if (!(error instanceof Error)) return "unknown";
+  if (error.name === "TimeoutError" || error.name === "AbortError") return "timeout";
+  const cause = (error as Error & { cause?: { code?: unknown } }).cause;
+  return cause && typeof cause.code === "string" ? cause.code : error.name;
 }

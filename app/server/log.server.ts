@@ -19,7 +19,4 @@ export function logError(event: string, error: unknown, fields: LogFields = {}):
   logEvent(event, { ...fields, name, message, at: stack?.split("\n")[1]?.trim() });
 }
 
-/** A short cause for a log line or an outcome. */
-export function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -58,13 +58,8 @@ const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
   "question-expired",
 ]);
 
-export function isSuccess(outcome: SignupOutcome): boolean {
-  return SUCCESSES.has(outcome.code);
-}
-
-export function isVisitorFailure(outcome: SignupOutcome): boolean {
-  return VISITOR_FAILURES.has(outcome.code);
-}
+export const isSuccess = (outcome: SignupOutcome) => SUCCESSES.has(outcome.code);
+export const isVisitorFailure = (outcome: SignupOutcome) => VISITOR_FAILURES.has(outcome.code);
 
 export function answerFor(outcome: SignupOutcome, siteName: string): { status: number; notice: Notice } {
   if (isSuccess(outcome)) return { status: 200, notice: messages.success(siteName) };

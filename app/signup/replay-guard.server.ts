@@ -81,10 +81,7 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
   }
 
   private rememberUnsettled(key: string): void {
-    if (this.unsettled.size >= MAX_UNSETTLED) {
-      const oldest = this.unsettled.keys().next().value;
-      if (oldest !== undefined) this.unsettled.delete(oldest);
-    }
+    if (this.unsettled.size >= MAX_UNSETTLED) this.unsettled.delete(this.unsettled.keys().next().value!);
     this.unsettled.set(key, Date.now());
     this.resettling ??= setTimeout(() => void this.resettle(), RESETTLE_MS).unref();
   }
@@ -93,12 +90,8 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
   private async resettle(): Promise<void> {
     for (const [key, relayedAt] of this.unsettled) {
       const left = this.rememberMs - (Date.now() - relayedAt);
-      if (left <= 0) {
-        this.unsettled.delete(key);
-        continue;
-      }
       try {
-        await this.ledger.settle(key, { ok: true }, left);
+        if (left > 0) await this.ledger.settle(key, { ok: true }, left);
         this.unsettled.delete(key);
       } catch {
         break; // still away: try again later

@@ -1,6 +1,5 @@
 const MAX_BODY_BYTES = 16 * 1024;
 
-/** A body we refuse to read, with the HTTP status that says why. */
 export class BodyError extends Error {
   constructor(
     readonly status: 400 | 413 | 415,

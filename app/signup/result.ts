@@ -5,7 +5,6 @@ export type Notice = { title: string; description: string };
 /** The fallback question for visitors whose browser cannot run hCaptcha. */
 export type Question = { text: string; token: string };
 
-/** The bot trap's hidden fields of one render (see signup/bot-trap.server.ts). */
 export type BotTrapFields = { nameField: string; validFromField: string; validFrom: string };
 
 export type FormTokens = { botTrap: BotTrapFields; question: Question | null };

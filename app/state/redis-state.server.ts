@@ -85,13 +85,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     return limitOver(limiter);
   }
 
-  async function ready(): Promise<boolean> {
-    try {
-      return (await client.ping()) === "PONG";
-    } catch {
-      return false;
-    }
-  }
+  const ready = async () => (await client.ping().catch(() => null)) === "PONG";
 
   return { epoch: "", limit, ledger, ready, client };
 }
@@ -100,9 +94,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
 function reportAvailability(client: Redis): void {
   let away = false;
   let lastReason = "";
-  client.on("error", (error: Error) => {
-    lastReason = error.message;
-  });
+  client.on("error", (error: Error) => (lastReason = error.message));
   client.on("close", () => {
     if (away) return;
     away = true;
