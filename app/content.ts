@@ -1,14 +1,15 @@
-/**
- * Every word the visitor reads, in pt-BR, in one place. Texts that name the
- * product take the site name (SITE_NAME) as an argument.
- */
+/** Every word the visitor reads, in pt-BR, in one place. */
+
+/** The product's name, as every page and message spells it. */
+const NAME = "Prevly";
 
 export const SIGNUP_SECTION_ID = "cadastro";
 export const EMAIL_INPUT_ID = "email";
 
 export const content = {
+  site: { name: NAME, contactEmail: "contato@prevly.com.br" },
   meta: {
-    title: (siteName: string) => `${siteName} — sua previdência privada em um só app`,
+    title: `${NAME} — sua previdência privada em um só app`,
     description:
       "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
     themeColor: "#0b6a55",
@@ -19,8 +20,7 @@ export const content = {
      */
     shareImage: { path: "/og-image.png", width: 1200, height: 630 },
     touchIcon: { path: "/apple-touch-icon.png", width: 180, height: 180 },
-    shareImageAlt: (siteName: string) =>
-      `${siteName}: o título "Toda a sua previdência privada em um só app" ao lado de um celular com o painel do app — três planos de previdência, o saldo total em reais e a conexão pelo Open Insurance.`,
+    shareImageAlt: `${NAME}: o título "Toda a sua previdência privada em um só app" ao lado de um celular com o painel do app — três planos de previdência, o saldo total em reais e a conexão pelo Open Insurance.`,
   },
   banner: "Lançamento em breve",
   hero: {
@@ -102,8 +102,6 @@ export const content = {
     submit: "Cadastrar",
     submitting: "Enviando…",
     captchaLoading: "Carregando verificação anti-robô…",
-    captchaUnavailable:
-      "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
     questionLegend: "Verificação anti-robô",
     questionHint: "Responda com algarismos ou por extenso.",
     /** Under the captcha: swaps it for the question, for visitors who cannot solve it (screen readers). */
@@ -172,10 +170,10 @@ export const content = {
     failureFallback: "Não foi possível enviar seu cadastro agora. Tente novamente.",
     webhookStatus: (status: number, statusText: string, text: string) =>
       `Webhook retornou ${status}${statusText ? ` ${statusText}` : ""}${text ? `: ${text}` : ""}`,
-    success: (siteName: string) => ({
+    success: {
       title: "Cadastro realizado!",
-      description: `Você será notificado assim que o ${siteName} for lançado.`,
-    }),
+      description: `Você será notificado assim que o ${NAME} for lançado.`,
+    },
   },
   footer: {
     legalTitle: "Documentos legais",
@@ -189,14 +187,13 @@ export const content = {
       "Código de Defesa do Consumidor — Lei nº 8.078/1990",
     ],
     contactTitle: "Contato",
-    disclaimer: (siteName: string) =>
-      `O ${siteName} está em desenvolvimento. As funcionalidades descritas podem mudar até o lançamento.`,
-    copyright: (siteName: string) => `© 2024 ${siteName}. Todos os direitos reservados.`,
+    disclaimer: `O ${NAME} está em desenvolvimento. As funcionalidades descritas podem mudar até o lançamento.`,
+    copyright: `© 2024 ${NAME}. Todos os direitos reservados.`,
   },
   notFound: {
     title: "Oops! Page not found",
     link: "Return to Home",
-    metaTitle: (siteName: string) => `Página não encontrada — ${siteName}`,
+    metaTitle: `Página não encontrada — ${NAME}`,
   },
 } as const;
 

@@ -11,7 +11,7 @@ import { isHttps } from "./server/client-address.server";
 import { installServerPlumbing } from "./server/guards.server";
 import { logError } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
-import { settings, site } from "./server/services.server";
+import { settings } from "./server/services.server";
 import stylesheetUrl from "./tailwind.css";
 
 installServerPlumbing();
@@ -20,8 +20,8 @@ const pages = new PageCache();
 const development = settings.NODE_ENV === "development";
 /** Read once in production; the dev server rebuilds it, so read it per render there. */
 const productionCss = development ? null : readPublicFile(stylesheetUrl);
-/** The hero's drawing, made once: it changes with nothing but the site's name. */
-const productPreview = renderToStaticMarkup(<ProductPreview siteName={site.name} />);
+/** The hero's drawing, made once: it never changes while the process runs. */
+const productPreview = renderToStaticMarkup(<ProductPreview />);
 
 export default function handleRequest(
   request: Request,

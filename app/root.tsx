@@ -11,10 +11,10 @@ export const links: LinksFunction = () => [
 ];
 
 export function loader() {
-  return json({ siteName: site.name, contactEmail: site.contactEmail, publicUrl: site.publicUrl });
+  return json({ publicUrl: site.publicUrl });
 }
 
-/** The site's name, contact and address never change while the process runs. */
+/** The site's public address never changes while the process runs. */
 export const shouldRevalidate = () => false;
 
 export function Layout({ children }: { children: ReactNode }) {

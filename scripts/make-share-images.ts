@@ -3,7 +3,7 @@
  * home-screen icon (public/apple-touch-icon.png, 180×180) in Chromium at their exact pixel
  * size, from the page's own copy (app/content.ts), palette and product drawing
  * (app/components/product-preview.tsx). Run it after changing any of those, look at the two
- * files and commit them. SITE_NAME, when set, is the name drawn (as on the page).
+ * files and commit them.
  */
 import { chromium } from "@playwright/test";
 import { statSync } from "node:fs";
@@ -12,7 +12,6 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { ICON_PATHS } from "../app/components/icons";
 import { ProductPreview } from "../app/components/product-preview";
 import { content } from "../app/content";
-import { parseSettings } from "../app/server/settings.server";
 import { chromiumFlags, chromiumPath } from "../tests/harness/chromium";
 import { ROOT } from "./lib/processes";
 
@@ -20,7 +19,6 @@ import { ROOT } from "./lib/processes";
 const MAX_SHARE_IMAGE_BYTES = 300 * 1024;
 
 const { shareImage, touchIcon } = content.meta;
-const siteName = parseSettings({ SITE_NAME: process.env.SITE_NAME }).SITE_NAME;
 /** The page's font stack and hero colours (tailwind.config.ts). */
 const FONT = `system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif`;
 const HERO_BACKGROUND = "linear-gradient(to bottom, #0c453b, #0d5446)";
@@ -44,7 +42,7 @@ const shareImagePage = page(
   `<div style="position:absolute; left:72px; top:64px; width:680px">
      <div style="display:flex; align-items:center; gap:14px">
        ${logo(52, 1.9)}
-       <span style="font-size:40px; font-weight:700; letter-spacing:-0.02em">${escape(siteName)}</span>
+       <span style="font-size:40px; font-weight:700; letter-spacing:-0.02em">${escape(content.site.name)}</span>
      </div>
      <h1 style="margin-top:44px; font-size:64px; line-height:1.1; font-weight:800; letter-spacing:-0.02em; text-wrap:balance">
        ${escape(content.hero.title)}
@@ -56,7 +54,7 @@ const shareImagePage = page(
      </p>
    </div>
    <div style="position:absolute; right:96px; top:45px; width:270px; filter:drop-shadow(0 25px 25px rgb(0 0 0 / .25))">
-     ${renderToStaticMarkup(createElement(ProductPreview, { siteName }))}
+     ${renderToStaticMarkup(createElement(ProductPreview))}
    </div>`,
 );
 

@@ -1,4 +1,4 @@
-import { productPreviewContent as preview } from "~/content";
+import { content, productPreviewContent as preview } from "~/content";
 import { ICON_PATHS } from "./icons";
 
 /** The page's palette (tailwind.config.ts), spelled out: the drawing is also rendered outside the page. */
@@ -33,7 +33,7 @@ const PREVIEW_HEIGHT = 640;
  * same, so it is hidden from assistive technology. Text takes the font of
  * where it is drawn (the page's system font stack).
  */
-export function ProductPreview({ siteName }: { siteName: string }) {
+export function ProductPreview() {
   const planTop = (index: number) => 334 + index * 76;
   const shares = allocation(preview.plans.map((plan) => plan.balance));
   return (
@@ -60,7 +60,7 @@ export function ProductPreview({ siteName }: { siteName: string }) {
         <path d={ICON_PATHS.logo} strokeLinecap="round" />
       </g>
       <text x="56" y="85" fontSize="18" fontWeight="800" fill={COLOR.ink}>
-        {siteName}
+        {content.site.name}
       </text>
       <circle cx="276" cy="78" r="15" fill={COLOR.brand100} />
       <text x="276" y="83" fontSize="13" fontWeight="700" fill={COLOR.brand800} textAnchor="middle">

@@ -30,7 +30,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
   const currentQuestion = result?.question ?? question;
   const currentBotTrap = result?.botTrap ?? botTrap;
-  const showQuestion = (captchaUnavailable || questionChosen) && currentQuestion !== null;
+  const showQuestion = captchaUnavailable || questionChosen;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
 
@@ -110,7 +110,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       ) : hydrated ? (
         captchaPlaceholder
       ) : null}
-      {hydrated && currentQuestion !== null && !showQuestion ? (
+      {hydrated && !showQuestion ? (
         <button
           type="button"
           onClick={chooseQuestion}
@@ -119,17 +119,10 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           {signup.questionInstead}
         </button>
       ) : null}
-      {captchaUnavailable && currentQuestion === null ? (
-        <p role="alert" className="rounded-lg border border-red-300 bg-red-50 p-4 text-red-900">
-          {signup.captchaUnavailable}
-        </p>
-      ) : null}
       {showQuestion ? <QuestionField key={currentQuestion.token} question={currentQuestion} /> : null}
-      {currentQuestion ? (
-        <noscript>
-          <QuestionField question={currentQuestion} />
-        </noscript>
-      ) : null}
+      <noscript>
+        <QuestionField question={currentQuestion} />
+      </noscript>
 
       {/* Without JavaScript there are no toasts: the outcome is rendered here by the server. */}
       {result && !hydrated ? (

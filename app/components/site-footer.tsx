@@ -1,11 +1,10 @@
 import { content } from "~/content";
-import { useSite } from "./use-site";
 
 const LEGAL_NOTE_ID = "documentos-legais";
 
 export function SiteFooter() {
   const { footer } = content;
-  const { siteName, contactEmail } = useSite();
+  const { contactEmail } = content.site;
   return (
     <footer className="bg-brand-950 text-brand-100">
       <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 sm:grid-cols-3 sm:px-6">
@@ -42,8 +41,8 @@ export function SiteFooter() {
       </div>
       <div className="border-t border-white/10">
         <div className="mx-auto max-w-6xl space-y-1 px-4 py-6 text-sm text-brand-200 sm:px-6">
-          <p>{footer.disclaimer(siteName)}</p>
-          <p>{footer.copyright(siteName)}</p>
+          <p>{footer.disclaimer}</p>
+          <p>{footer.copyright}</p>
         </div>
       </div>
     </footer>

@@ -1,9 +1,7 @@
 import { content } from "~/content";
 import { Icon } from "./icons";
-import { useSite } from "./use-site";
 
 export function SiteHeader() {
-  const { siteName } = useSite();
   return (
     <header>
       <p className="bg-brand-950 px-4 py-2 text-center text-sm font-medium text-brand-100">
@@ -13,7 +11,7 @@ export function SiteHeader() {
       <div className="bg-brand-900">
         <div className="mx-auto flex max-w-6xl items-center gap-2 px-4 py-4 sm:px-6">
           <Icon name="logo" className="h-8 w-8 text-accent-400" />
-          <span className="text-xl font-bold tracking-tight text-white">{siteName}</span>
+          <span className="text-xl font-bold tracking-tight text-white">{content.site.name}</span>
         </div>
       </div>
     </header>

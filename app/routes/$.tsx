@@ -3,16 +3,15 @@ import { useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { content } from "~/content";
 import { logEvent } from "~/server/log.server";
-import { site } from "~/server/services.server";
 
 export function loader({ request }: LoaderFunctionArgs) {
   const { pathname } = new URL(request.url);
   logEvent("not-found", { path: pathname });
-  return json({ siteName: site.name }, { status: 404 });
+  return json(null, { status: 404 });
 }
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: content.notFound.metaTitle(data?.siteName ?? "") },
+export const meta: MetaFunction<typeof loader> = () => [
+  { title: content.notFound.metaTitle },
   { name: "robots", content: "noindex" },
 ];
 

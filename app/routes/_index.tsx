@@ -32,11 +32,8 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, default
  * Without PUBLIC_URL the picture, canonical address and og:url are left out.
  */
 export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({ matches }) => {
-  const root = matches.find((match) => match.id === "root")?.data;
-  const siteName = root?.siteName ?? "";
-  const publicUrl = root?.publicUrl ?? null;
-  const title = content.meta.title(siteName);
-  const { description, shareImage } = content.meta;
+  const publicUrl = matches.find((match) => match.id === "root")?.data?.publicUrl ?? null;
+  const { title, description, shareImage, shareImageAlt } = content.meta;
   const linkPreviewTags = publicUrl
     ? [
         { tagName: "link", rel: "canonical", href: `${publicUrl}/` },
@@ -45,8 +42,8 @@ export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({
         { property: "og:image:type", content: "image/png" },
         { property: "og:image:width", content: String(shareImage.width) },
         { property: "og:image:height", content: String(shareImage.height) },
-        { property: "og:image:alt", content: content.meta.shareImageAlt(siteName) },
-        { name: "twitter:image:alt", content: content.meta.shareImageAlt(siteName) },
+        { property: "og:image:alt", content: shareImageAlt },
+        { name: "twitter:image:alt", content: shareImageAlt },
       ]
     : [];
   return [
@@ -54,7 +51,7 @@ export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({
     { name: "description", content: description },
     { property: "og:type", content: "website" },
     { property: "og:locale", content: "pt_BR" },
-    { property: "og:site_name", content: siteName },
+    { property: "og:site_name", content: content.site.name },
     { property: "og:title", content: title },
     { property: "og:description", content: description },
     { name: "twitter:card", content: publicUrl ? "summary_large_image" : "summary" },

@@ -8,7 +8,7 @@ import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings
 
 /**
  * The server's services, built once from the validated settings when the
- * build is imported (before remix-serve listens): the site's identity, the
+ * build is imported (before remix-serve listens): what the page shows of them, the
  * shared state (memory, or Redis with REDIS_URL), where sign-ups go (the
  * webhook now or through the queue, or the local file), the pipeline and
  * the metrics.
@@ -16,8 +16,6 @@ import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings
 export const settings = loadSettings();
 
 export const site = {
-  name: settings.SITE_NAME,
-  contactEmail: settings.CONTACT_EMAIL,
   captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
   publicUrl: settings.PUBLIC_URL ?? null,
 };

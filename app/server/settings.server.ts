@@ -84,8 +84,6 @@ const schema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
     PORT: wholeNumber(1, 65535).optional(),
-    SITE_NAME: z.string().trim().min(1).max(60).default("Prevly"),
-    CONTACT_EMAIL: z.email({ error: "must be an e-mail address" }).default("contato@prevly.com.br"),
     // Link previews need absolute addresses; the request's Host is the visitor's to choose.
     PUBLIC_URL: publicOrigin.optional(),
     WEBHOOK_URL: httpUrl("the automation webhook")
@@ -98,7 +96,7 @@ const schema = z
       .string()
       .trim()
       .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, { error: "must be a slug: a-z, 0-9, '.', '_' or '-'" })
-      .optional(),
+      .default("prevly-landing"),
     HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
     HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
     HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
@@ -106,7 +104,6 @@ const schema = z
       .string()
       .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
       .optional(),
-    NOJS_CHALLENGE: z.enum(["on", "off"], { error: "must be 'on' or 'off'" }).default("on"),
     // What the automation accepts (Zapier, Make and n8n plans differ): only ops know it.
     RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
     TRUST_PROXY: wholeNumber(0, 10).default(0),
@@ -127,20 +124,10 @@ const schema = z
     error: "queued needs REDIS_URL (the queue lives in Redis) and WEBHOOK_URL (where it delivers)",
   });
 
-export type Settings = z.infer<typeof schema> & { SIGNUP_SOURCE: string };
+export type Settings = z.infer<typeof schema>;
 
 /** Settings whose signing secret is known: SIGNUP_SECRET, or the one kept beside the sign-ups file. */
 export type SignedSettings = Settings & { SIGNUP_SECRET: string };
-
-/** "Prevly Previdência" → "prevly-previdencia-landing": a stable `source` for the automation. */
-export function slugify(text: string): string {
-  return text
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
 
 /**
  * Validates the settings. Empty strings count as unset, so `-e VAR=` in a
@@ -153,12 +140,7 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`Invalid configuration: ${issue.path.join(".")} ${issue.message}`);
   }
-  const values = parsed.data;
-  return {
-    ...values,
-    SIGNUPS_FILE: fromAppRoot(values.SIGNUPS_FILE),
-    SIGNUP_SOURCE: values.SIGNUP_SOURCE ?? `${slugify(values.SITE_NAME) || "site"}-landing`,
-  };
+  return { ...parsed.data, SIGNUPS_FILE: fromAppRoot(parsed.data.SIGNUPS_FILE) };
 }
 
 /** Where the generated secret of a single instance is kept: beside the sign-ups file, in the data volume. */

@@ -61,8 +61,8 @@ const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
 export const isSuccess = (outcome: SignupOutcome) => SUCCESSES.has(outcome.code);
 export const isVisitorFailure = (outcome: SignupOutcome) => VISITOR_FAILURES.has(outcome.code);
 
-export function answerFor(outcome: SignupOutcome, siteName: string): { status: number; notice: Notice } {
-  if (isSuccess(outcome)) return { status: 200, notice: messages.success(siteName) };
+export function answerFor(outcome: SignupOutcome): { status: number; notice: Notice } {
+  if (isSuccess(outcome)) return { status: 200, notice: messages.success };
   if (outcome.code === "unreadable") return { status: outcome.status, notice: messages.unreadable };
   if (outcome.code === "webhook-status")
     return { status: 502, notice: failure(messages.webhookStatus(outcome.status, outcome.statusText, outcome.text)) };

@@ -72,7 +72,7 @@ class Visit {
 export class Signup {
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
-  private readonly questions: FallbackQuestions | null;
+  private readonly questions: FallbackQuestions;
   private readonly replays: ReplayGuard<Attempt>;
   /** The ledger again, keyed by the address alone and remembered for a day. */
   private readonly emails: ReplayGuard<Attempt>;
@@ -94,7 +94,7 @@ export class Signup {
     this.botTrap = new BotTrap(tokens);
     const { HCAPTCHA_SECRET: secret, HCAPTCHA_SITE_KEY: siteKey, HCAPTCHA_VERIFY_URL: verifyUrl } = settings;
     this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }) : null;
-    this.questions = settings.NOJS_CHALLENGE === "on" ? FallbackQuestions.create(tokens, state) : null;
+    this.questions = FallbackQuestions.create(tokens, state);
     this.allowance = new FailureAllowance(state);
     // While Redis is away the ceiling holds per instance; the question's budget must hold for the whole
     // deployment, so its path closes instead.
@@ -111,7 +111,7 @@ export class Signup {
     this.emails = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: EMAIL_RELAY_INTERVAL_MS });
     this.formTokens = perSharedRender((now) => ({
       botTrap: this.botTrap.fields(now),
-      question: this.questions?.ask(now) ?? null,
+      question: this.questions.ask(now),
     }));
   }
 
@@ -189,12 +189,12 @@ export class Signup {
     const captchaToken = field(FIELD.captchaToken).trim();
     const answer = field(FIELD.questionAnswer);
     // An unanswered question is no proof at all, like an unsolved captcha.
-    const questionToken = this.questions && answer.trim() ? field(FIELD.questionToken).trim() : "";
+    const questionToken = answer.trim() ? field(FIELD.questionToken).trim() : "";
     if (captchaToken && captchaToken.length <= MAX_CAPTCHA_TOKEN_LENGTH)
       return { kind: "captcha", token: captchaToken };
     if (!captchaToken && questionToken) return { kind: "question", token: questionToken, answer };
     // Without JavaScript the page showed the question, not a captcha: say what to do there.
-    const questionShown = !captchaToken && this.questions !== null && form.has(FIELD.questionToken);
+    const questionShown = !captchaToken && form.has(FIELD.questionToken);
     return { code: questionShown ? "question-missing" : "captcha-missing" };
   }
 
@@ -217,7 +217,7 @@ export class Signup {
       async (used): Promise<Verified<PlainCode | null>> => {
         visit.verified = true;
         if (proof.kind === "question") {
-          const verdict = await this.questions!.check(proof.token, proof.answer);
+          const verdict = await this.questions.check(proof.token, proof.answer);
           if (verdict === "correct") return { verdict: "passed", result: null };
           if (verdict === "unavailable") return { verdict: "passed", result: "question-store-unavailable" };
           return { verdict: "failed", result: verdict === "wrong" ? "question-wrong" : "question-expired" };
@@ -257,7 +257,7 @@ export class Signup {
 
   private answer(outcome: SignupOutcome, visit: Visit): SignupResponse {
     const ok = isSuccess(outcome);
-    const { status, notice } = answerFor(outcome, this.settings.SITE_NAME);
+    const { status, notice } = answerFor(outcome);
     this.onOutcome(outcome.code);
     logEvent("signup", {
       ...logFieldsOf(outcome),
@@ -274,7 +274,7 @@ export class Signup {
     // The old question may be spent; the bot-trap fields are valid at once: the visitor already proved a
     // person's pace, and pressing again soon (a quick answer to the new question) must not be taken for a bot.
     if (!ok && visit.fromPage) {
-      if (this.questions) result.question = this.questions.ask();
+      result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
     return { status, result };

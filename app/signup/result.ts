@@ -7,7 +7,7 @@ export type Question = { text: string; token: string };
 
 export type BotTrapFields = { nameField: string; validFromField: string; validFrom: string };
 
-export type FormTokens = { botTrap: BotTrapFields; question: Question | null };
+export type FormTokens = { botTrap: BotTrapFields; question: Question };
 
 export type SignupResult = {
   ok: boolean;

@@ -6,7 +6,7 @@ import { expect, test } from "./fixtures";
 
 /** What WhatsApp still shows as a preview. */
 const MAX_SHARE_IMAGE_BYTES = 300 * 1024;
-const ALT = content.meta.shareImageAlt("Prevly");
+const ALT = content.meta.shareImageAlt;
 
 /** Width and height from a PNG's header (its IHDR chunk), or null when it is no PNG. */
 function pngSize(bytes: Buffer): { width: number; height: number } | null {

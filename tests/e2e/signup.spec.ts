@@ -1,5 +1,4 @@
 import { solveQuestion } from "../harness/question-solver";
-import { startApp, type RunningApp } from "../harness/app-server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
@@ -292,27 +291,5 @@ test.describe("hCaptcha", () => {
     const { webhook } = await standIn.received();
     expect(webhook).toHaveLength(1);
     expect(webhook[0]!.body).toMatchObject({ email, hcaptchaToken: "" });
-  });
-});
-
-test.describe("with the fallback question turned off", () => {
-  let app: RunningApp;
-  test.beforeAll(async () => {
-    app = await startApp({ NOJS_CHALLENGE: "off", SIGNUP_SECRET: "question-off-secret-0123456789abcdef" });
-  });
-  test.afterAll(async () => {
-    await app?.stop();
-  });
-
-  test("when hCaptcha cannot load, the visitor is told why the button stays disabled", async ({ page }) => {
-    await blockHcaptcha(page);
-    await page.goto(app.origin);
-    const form = signupForm(page);
-    await form.email.scrollIntoViewIfNeeded();
-    await expect(page.getByRole("alert")).toHaveText(
-      "Não foi possível carregar a verificação anti-robô (hCaptcha), e sem ela não podemos receber seu cadastro. Verifique sua conexão ou desative bloqueadores de conteúdo para este site e recarregue a página.",
-      { timeout: 10_000 },
-    );
-    await expect(form.submit).toBeDisabled();
   });
 });

@@ -435,18 +435,6 @@ describe("the fallback question", () => {
     expect(replayed.result.notice.title).toBe("Pergunta expirada");
     expect(standIn.received.webhook).toHaveLength(1);
   });
-
-  it("with NOJS_CHALLENGE=off there is no question and an answer is no proof", async () => {
-    const signup = makeSignup({ NOJS_CHALLENGE: "off" });
-    expect(signup.formTokens().question).toBeNull();
-    const { result } = await submit(signup, {
-      email: "ana@exemplo.com.br",
-      challengeToken: "x.1.y",
-      challengeAnswer: "7",
-    });
-    expect(result.notice).toEqual(CAPTCHA);
-    expect(result.question).toBeUndefined();
-  });
 });
 
 describe("replays", () => {

@@ -5,13 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APP_ROOT } from "~/server/app-files.server";
 import { ANSWER_MARGIN_MS, DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
-import {
-  FETCH_BLOCKED_PORTS,
-  parseSettings,
-  slugify,
-  startupWarnings,
-  withSigningSecret,
-} from "~/server/settings.server";
+import { FETCH_BLOCKED_PORTS, parseSettings, startupWarnings, withSigningSecret } from "~/server/settings.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { WEBHOOK_TIMEOUT_MS } from "~/delivery/webhook.server";
 import { REDIS_TIMEOUT_MS } from "~/state/redis-state.server";
@@ -20,13 +14,10 @@ describe("settings", () => {
   it("has a default for everything, so the site runs with no configuration", () => {
     const settings = parseSettings({});
     expect(settings).toMatchObject({
-      SITE_NAME: "Prevly",
-      CONTACT_EMAIL: "contato@prevly.com.br",
       SIGNUP_SOURCE: "prevly-landing",
       SIGNUPS_FILE: join(APP_ROOT, "data/signups.jsonl"),
       HCAPTCHA_SITE_KEY: "10000000-ffff-ffff-ffff-000000000001",
       HCAPTCHA_VERIFY_URL: "https://api.hcaptcha.com/siteverify",
-      NOJS_CHALLENGE: "on",
       TRUST_PROXY: 0,
     });
     expect(settings.WEBHOOK_URL).toBeUndefined();
@@ -90,9 +81,8 @@ describe("settings", () => {
     expect(parseSettings({}).PUBLIC_URL).toBeUndefined();
   });
 
-  it("derives the source slug from the site name", () => {
-    expect(parseSettings({ SITE_NAME: "Minha Previdência" }).SIGNUP_SOURCE).toBe("minha-previdencia-landing");
-    expect(slugify("  Ação & Cia.  ")).toBe("acao-cia");
+  it("takes a source of ops' own, so one automation can tell staging from production", () => {
+    expect(parseSettings({ SIGNUP_SOURCE: "prevly-staging" }).SIGNUP_SOURCE).toBe("prevly-staging");
   });
 
   it("reads numbers and treats empty strings as unset", () => {
@@ -107,8 +97,6 @@ describe("settings", () => {
     ["WEBHOOK_URL", "not a url", "WEBHOOK_URL must be an http(s) URL"],
     ["PORT", "70000", "PORT must be a whole number from 1 to 65535"],
     ["PORT", "1.5", "PORT must be a whole number"],
-    ["CONTACT_EMAIL", "contato", "CONTACT_EMAIL must be an e-mail address"],
-    ["NOJS_CHALLENGE", "maybe", "NOJS_CHALLENGE must be 'on' or 'off'"],
     ["SIGNUP_SECRET", "short", "SIGNUP_SECRET must be at least 32 characters"],
     ["SIGNUP_SOURCE", "Com Espaço", "SIGNUP_SOURCE must be a slug"],
     ["HCAPTCHA_VERIFY_URL", "siteverify", "HCAPTCHA_VERIFY_URL must be an http(s) URL"],
