@@ -9,7 +9,7 @@ import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
 import { isHttps } from "./server/client-address.server";
 import { installServerPlumbing } from "./server/guards.server";
-import { logError } from "./server/log.server";
+import { logError, logEvent } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
 import { settings } from "./server/services.server";
 import stylesheetUrl from "./tailwind.css";
@@ -29,6 +29,8 @@ export default function handleRequest(
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
+  // Here rather than in routes/$.tsx: see its loader.
+  if (responseStatusCode === 404) logEvent("not-found", { path: new URL(request.url).pathname });
   const shareable = isShareable(request, responseStatusCode, remixContext);
   const context = shareable ? forBarePath(remixContext) : remixContext;
   return pages.respond({

@@ -1,21 +1,13 @@
-import { json, type LinksFunction } from "@remix-run/node";
+import type { LinksFunction } from "@remix-run/node";
 import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
-import { site } from "~/server/services.server";
 
 export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
   { rel: "apple-touch-icon", href: content.meta.touchIcon.path },
 ];
-
-export function loader() {
-  return json({ publicUrl: site.publicUrl });
-}
-
-/** The site's public address never changes while the process runs. */
-export const shouldRevalidate = () => false;
 
 export function Layout({ children }: { children: ReactNode }) {
   return (

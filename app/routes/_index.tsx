@@ -7,14 +7,13 @@ import { SiteHeader } from "~/components/site-header";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
-import type { loader as rootLoader } from "~/root";
 import { signup, site } from "~/server/services.server";
 
 /** The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts). */
 export const handle = { shareRender: true };
 
 export function loader() {
-  return json({ captchaSiteKey: site.captchaSiteKey, ...signup.formTokens() });
+  return json({ captchaSiteKey: site.captchaSiteKey, publicUrl: site.publicUrl, ...signup.formTokens() });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -31,8 +30,8 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, default
  * request's Host header is the sender's to choose, and the render is shared.
  * Without PUBLIC_URL the picture, canonical address and og:url are left out.
  */
-export const meta: MetaFunction<typeof loader, { root: typeof rootLoader }> = ({ matches }) => {
-  const publicUrl = matches.find((match) => match.id === "root")?.data?.publicUrl ?? null;
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  const publicUrl = data?.publicUrl ?? null;
   const { title, description, shareImage, shareImageAlt } = content.meta;
   const linkPreviewTags = publicUrl
     ? [

@@ -30,7 +30,7 @@ const LISTEN_ERRORS = new Map([
 /** The data requests the page's own script makes (`?_data=<route id>`); Remix answers any other in English JSON. */
 function isOwnDataRequest(method: string, path: string, routeId: string): boolean {
   if (method === "POST") return path === "/" && routeId === "routes/_index";
-  return routeId === "root" || routeId === (path === "/" ? "routes/_index" : "routes/$");
+  return routeId === (path === "/" ? "routes/_index" : "routes/$");
 }
 
 /** The guards remix-serve lacks, installed as it imports the build; why each: docs/decisions/005-… and 008-…. */

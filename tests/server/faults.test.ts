@@ -459,6 +459,7 @@ describe("how the server is started and odd requests", () => {
     ["GET", "/?_data=routes%2Fnope", 400, "Requisição inválida."],
     ["GET", "/?_data=routes%2F%24", 400, "Requisição inválida."],
     ["POST", "/?index&_data=root", 400, "Requisição inválida."],
+    ["GET", "/?_data=root", 400, "Requisição inválida."],
   ])("Remix's own answer to %s %s becomes a short pt-BR refusal", async (method, path, status, text) => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
     const response = await fetch(`${app.origin}${path}`, { method });
@@ -469,15 +470,18 @@ describe("how the server is started and odd requests", () => {
 
   it("the page's own data requests still reach Remix", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    for (const path of [
-      "/?_data=root",
-      "/?_data=routes%2F_index",
-      "/planos?_data=routes%2F%24",
-      "/planos?_data=root",
-    ]) {
-      const response = await fetch(`${app.origin}${path}`);
-      expect(response.headers.get("content-type"), path).toBe("application/json; charset=utf-8");
-    }
+    const page = await fetch(`${app.origin}/?_data=routes%2F_index`);
+    expect(page.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await page.json()).toMatchObject({ publicUrl: null, botTrap: expect.any(Object) });
+    expect((await fetch(`${app.origin}/planos?_data=routes%2F%24`)).status).toBe(404);
+  });
+
+  it("an unknown path is answered with the 404 page and logged with its path", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const response = await fetch(`${app.origin}/planos/antigos?utm_source=x`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("Oops! Page not found");
+    await app.printed(/"event":"not-found","path":"\/planos\/antigos"/);
   });
 
   it("a port already in use stops start-up with exit code 1 and one line naming it", async () => {
