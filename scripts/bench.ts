@@ -5,7 +5,9 @@
  *             and our server with a unique `fbclid` per request (a campaign link)
  *   sign-up   added latency over the webhook's own round trip (one at a time), and
  *             throughput at 50 concurrent; the same with REDIS_URL (a local
- *             redis-server), beside GET / on that instance
+ *             redis-server), beside GET / on that instance; queued delivery
+ *             (RELAY_MODE=queued) with a webhook that takes 300 ms: what the
+ *             visitor waits, one at a time and at 50 concurrent
  *   cold start  process start to the first 200 on /
  * Uses wrk when installed, autocannon otherwise. BENCH_SECONDS sets each GET run (default 10).
  */
@@ -19,7 +21,7 @@ import { waitForOk } from "../tests/harness/wait";
 import { findProgram } from "../tests/harness/programs";
 import { startRedis } from "../tests/harness/real-servers";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
-import { WEBHOOK_PATH } from "../tests/harness/stand-in";
+import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
 import { percentile, RIG_SECRET, ROOT, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
@@ -149,7 +151,12 @@ async function coldStart(): Promise<number> {
   return elapsed;
 }
 
-async function sequentialP50(count: number, send: (index: number) => Promise<Response>): Promise<number> {
+/** Queued mode's promise (decision 016): the visitor waits for Redis, never for the webhook. */
+const QUEUED_P99_BOUND_MS = 50;
+const SLOW_WEBHOOK_MS = 300;
+
+/** Latencies of `count` requests sent one at a time, sorted. */
+async function sequential(count: number, send: (index: number) => Promise<Response>): Promise<number[]> {
   const latencies: number[] = [];
   for (let index = 0; index < count; index++) {
     const started = performance.now();
@@ -158,31 +165,59 @@ async function sequentialP50(count: number, send: (index: number) => Promise<Res
     if (!response.ok) throw new Error(`answer ${response.status}`);
     latencies.push(performance.now() - started);
   }
-  return percentile(
-    latencies.sort((a, b) => a - b),
-    50,
+  return latencies.sort((a, b) => a - b);
+}
+
+function postOne(origin: string, tag: string, index: number): Promise<Response> {
+  const email = `seq-${tag}-${index}@exemplo.com.br`;
+  return postSignup(
+    origin,
+    { ...visitorFields(RIG_SECRET), email, hcaptchaToken: `P1_bench-${tag}-${index}` },
+    {
+      data: true,
+    },
   );
 }
 
 /** p50 of 300 sign-ups one at a time, beside the webhook's own round trip: what our server adds. */
 async function signupLatency(rig: Awaited<ReturnType<typeof startSignupRig>>, tag: string) {
   const webhookUrl = rig.standInOrigin + WEBHOOK_PATH;
-  const direct = await sequentialP50(300, (index) =>
-    fetch(webhookUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `d${tag}${index}@exemplo.com` }),
-    }),
-  );
-  const botTrap = visitorFields(RIG_SECRET);
-  const throughApp = await sequentialP50(300, (index) =>
-    postSignup(
-      rig.app.origin,
-      { ...botTrap, email: `seq-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_bench-${tag}-${index}` },
-      { data: true },
+  const direct = percentile(
+    await sequential(300, (index) =>
+      fetch(webhookUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: `d${tag}${index}@exemplo.com` }),
+      }),
     ),
+    50,
   );
+  const throughApp = percentile(await sequential(300, (index) => postOne(rig.app.origin, tag, index)), 50);
   return { direct, throughApp };
+}
+
+/**
+ * A webhook that takes 300 ms: direct mode's visitor waits for it; queued mode's
+ * only for Redis. Sign-ups one at a time (p50, p99) and at 50 concurrent.
+ */
+async function queuedFigures(redisUrl: string, tag: string) {
+  const slow = { status: 200, text: "ok", delayMs: SLOW_WEBHOOK_MS };
+  const directRig = await startSignupRig({ REDIS_URL: redisUrl });
+  await new StandInClient(directRig.standInOrigin).setWebhook(slow);
+  const direct = await sequential(30, (index) => postOne(directRig.app.origin, `qd${tag}`, index));
+  await directRig.stop();
+
+  const queuedRig = await startSignupRig({ REDIS_URL: redisUrl, RELAY_MODE: "queued" });
+  await new StandInClient(queuedRig.standInOrigin).setWebhook(slow);
+  const queued = await sequential(300, (index) => postOne(queuedRig.app.origin, `q${tag}`, index));
+  const concurrent = await postSignups(queuedRig.app.origin, 3_000, 50, `qc${tag}`);
+  await queuedRig.stop();
+  return {
+    directP50: percentile(direct, 50),
+    queuedP50: percentile(queued, 50),
+    queuedP99: percentile(queued, 99),
+    concurrent,
+  };
 }
 
 async function main() {
@@ -217,19 +252,21 @@ async function main() {
 
     // The same sign-up with its state in Redis: the ledger, limits and budgets cost round trips.
     const redis = findProgram("redis-server") ? await startRedis() : null;
-    let withRedis: { added: number; page: LoadResult; concurrent: Awaited<ReturnType<typeof postSignups>> } | null =
-      null;
+    let withRedis: {
+      added: number;
+      page: LoadResult;
+      concurrent: Awaited<ReturnType<typeof postSignups>>;
+      queued: Awaited<ReturnType<typeof queuedFigures>>;
+    } | null = null;
     if (redis) {
       const redisRig = await startSignupRig({ REDIS_URL: redis.url });
       // wrk runs synchronously: measured first, so no kept-alive socket goes stale meanwhile.
       const page = await load(`${redisRig.app.origin}/`);
       const latency = await signupLatency(redisRig, `r${tag}`);
-      withRedis = {
-        added: latency.throughApp - latency.direct,
-        page,
-        concurrent: await postSignups(redisRig.app.origin, 3_000, 50, `rc${tag}`),
-      };
+      const concurrent = await postSignups(redisRig.app.origin, 3_000, 50, `rc${tag}`);
       await redisRig.stop();
+      const queued = await queuedFigures(redis.url, tag);
+      withRedis = { added: latency.throughApp - latency.direct, page, concurrent, queued };
       await redis.stop();
     }
     const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
@@ -268,6 +305,16 @@ async function main() {
       );
       console.log(
         `| with REDIS_URL: GET / | ${fmt(withRedis.page.perSecond)} req/s (p50 ${fmt(withRedis.page.p50, 2)} ms) |`,
+      );
+      const { queued } = withRedis;
+      console.log(
+        `| direct, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 (one at a time) | ${fmt(queued.directP50, 1)} ms |`,
+      );
+      console.log(
+        `| queued, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 / p99 (one at a time) | ${fmt(queued.queuedP50, 2)} / ${fmt(queued.queuedP99, 2)} ms (bound: p99 ≤ ${QUEUED_P99_BOUND_MS} ms, ${queued.queuedP99 <= QUEUED_P99_BOUND_MS ? "held" : "NOT held"}) |`,
+      );
+      console.log(
+        `| queued: throughput at 50 concurrent, one instance | ${fmt(queued.concurrent.perSecond)} sign-ups/s (p50 ${fmt(queued.concurrent.p50, 1)} ms, p99 ${fmt(queued.concurrent.p99, 1)} ms, answers ${JSON.stringify(queued.concurrent.statuses)}) |`,
       );
     } else {
       console.log("| with REDIS_URL | redis-server not installed |");

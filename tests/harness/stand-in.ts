@@ -226,7 +226,7 @@ function emailsOf(received: StandIn["received"]): string[] {
   return received.webhook.map((hit) => (hit.body as { email: string }).email);
 }
 
-function deliveredOf(received: StandIn["received"]): string[] {
+export function deliveredOf(received: StandIn["received"]): string[] {
   const delivered = new Map<string, string>();
   for (const hit of received.webhook) {
     const key = String(hit.headers["idempotency-key"] ?? hit.raw);

@@ -14,8 +14,9 @@ export async function until(
   {
     what,
     timeoutMs = 10_000,
+    intervalMs = POLL_MS,
     gaveUp = (): string | null => null,
-  }: { what: string; timeoutMs?: number; gaveUp?: () => string | null },
+  }: { what: string; timeoutMs?: number; intervalMs?: number; gaveUp?: () => string | null },
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -23,7 +24,7 @@ export async function until(
     if (reason) throw new Error(reason);
     if (await check()) return;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
