@@ -1,9 +1,8 @@
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
-import { InlineCssProvider } from "./components/inline-stylesheet";
 import { ProductPreview } from "./components/product-preview";
-import { ProductPreviewMarkupProvider } from "./components/product-preview-picture";
+import { ServerMarkupProvider } from "./components/server-markup";
 import { PageCache } from "./page/page-cache.server";
 import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
@@ -42,11 +41,11 @@ export default function handleRequest(
     development,
     render: () =>
       renderToString(
-        <InlineCssProvider value={productionCss ?? readPublicFile(stylesheetUrl)}>
-          <ProductPreviewMarkupProvider value={productPreview}>
-            <RemixServer context={context} url={request.url} />
-          </ProductPreviewMarkupProvider>
-        </InlineCssProvider>,
+        <ServerMarkupProvider
+          value={{ "page-css": productionCss ?? readPublicFile(stylesheetUrl), "product-preview": productPreview }}
+        >
+          <RemixServer context={context} url={request.url} />
+        </ServerMarkupProvider>,
       ),
   });
 }

@@ -1,10 +1,9 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { content, EMAIL_INPUT_ID } from "~/content";
 import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
 import { BotTrapFields } from "./bot-trap-fields";
 import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
-import { useHydrated } from "./use-hydrated";
 
 /** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
 const SignupEnhancements = lazy(() => import("./signup-enhancements"));
@@ -12,13 +11,18 @@ const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 /** How far below the viewport the form may be when its enhancements start loading. */
 const PRELOAD_MARGIN = "400px";
 
+/** `hydrated`'s store: false in the server's render and while hydrating, true once React runs in the browser. */
+const subscribe = () => () => {};
+const inBrowser = () => true;
+const onServer = () => false;
+
 export type SignupFormProps = FormTokens & { captchaSiteKey: string };
 
 export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProps) {
   const { signup } = content;
   const result = useActionData<SignupResult>();
   const navigation = useNavigation();
-  const hydrated = useHydrated();
+  const hydrated = useSyncExternalStore(subscribe, inBrowser, onServer);
   const formRef = useRef<HTMLFormElement>(null);
   const emailRef = useRef<HTMLInputElement>(null);
   const [enhance, setEnhance] = useState(false);
@@ -64,7 +68,12 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     setCaptchaToken("");
     setQuestionChosen(true);
   };
-  const captchaPlaceholder = showQuestion ? null : <CaptchaPlaceholder />;
+  // Holds the widget's place so nothing shifts when it appears.
+  const captchaPlaceholder = showQuestion ? null : (
+    <p className="flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
+      {signup.captchaLoading}
+    </p>
+  );
 
   return (
     <Form
@@ -144,14 +153,5 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       </button>
       <p className="text-sm text-ink-600">{signup.privacy}</p>
     </Form>
-  );
-}
-
-/** Holds the widget's place so nothing shifts when it appears. */
-function CaptchaPlaceholder() {
-  return (
-    <p className="flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
-      {content.signup.captchaLoading}
-    </p>
   );
 }
