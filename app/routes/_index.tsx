@@ -7,13 +7,17 @@ import { SiteHeader } from "~/components/site-header";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
-import { signup, site } from "~/server/services.server";
+import { settings, signup } from "~/server/services.server";
 
 /** The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts). */
 export const handle = { shareRender: true };
 
 export function loader() {
-  return json({ captchaSiteKey: site.captchaSiteKey, publicUrl: site.publicUrl, ...signup.formTokens() });
+  return json({
+    captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
+    publicUrl: settings.PUBLIC_URL ?? null,
+    ...signup.formTokens(),
+  });
 }
 
 export async function action({ request }: ActionFunctionArgs) {

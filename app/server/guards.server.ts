@@ -1,8 +1,8 @@
 import http from "node:http";
+import type { Socket } from "node:net";
 import { APP_ROOT } from "./app-files.server";
 import { PEER_ADDRESS_HEADER } from "./client-address.server";
 import { drainOnStop } from "./graceful-stop.server";
-import { lingerBeforeClosing } from "./lingering-close.server";
 import { logError, logEvent } from "./log.server";
 
 /** True when it answered the request, false to hand it on to Remix. */
@@ -22,6 +22,8 @@ const INSTALLED = Symbol.for("landing.serverPlumbing");
 const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
 /** A Host header as a URL's authority: a name or an address, and a port. */
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** How long the rest of a refused upload is read after the answer, before the connection closes. */
+const LINGER_MS = 2_000;
 const LISTEN_ERRORS = new Map([
   ["EADDRINUSE", "it is already in use"],
   ["EACCES", "permission denied"],
@@ -136,4 +138,34 @@ function refuse(response: http.ServerResponse, status: number, text: string, hea
     Connection: "close",
   });
   response.end(text);
+}
+
+const requestOf = new WeakMap<Socket, http.IncomingMessage>();
+
+/**
+ * Closes a connection only once the request's body has arrived, or LINGER_MS
+ * after the answer, as nginx's lingering close does: closed with bytes unread,
+ * the kernel answers them with a reset that can overtake the answer itself (a
+ * 5 MB upload read a broken connection instead of its 413, 5 times in 100).
+ * Call for each request before it is answered.
+ */
+function lingerBeforeClosing(request: http.IncomingMessage): void {
+  const socket = request.socket as Socket & { destroySoon(): void };
+  const known = requestOf.has(socket);
+  requestOf.set(socket, request);
+  if (known) return;
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    const current = requestOf.get(socket);
+    if (!current || current.complete) return destroySoon();
+    // The answer is out: what still arrives is read and dropped (whoever read the body
+    // before would hold it back, unread), then the connection closes.
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    current.once("end", () => {
+      clearTimeout(timer);
+      destroySoon();
+    });
+    current.removeAllListeners("data");
+    current.resume();
+  };
 }

@@ -7,18 +7,11 @@ import { Metrics } from "./metrics.server";
 import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings.server";
 
 /**
- * The server's services, built once from the validated settings when the
- * build is imported (before remix-serve listens): what the page shows of them, the
- * shared state (memory, or Redis with REDIS_URL), where sign-ups go (the
- * webhook now or through the queue, or the local file), the pipeline and
- * the metrics.
+ * The server's services, built once from the validated settings when the build is imported (before
+ * remix-serve listens): the shared state (memory, or Redis with REDIS_URL), where sign-ups go (the webhook
+ * now or through the queue, or the local file), the pipeline and the metrics.
  */
 export const settings = loadSettings();
-
-export const site = {
-  captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
-  publicUrl: settings.PUBLIC_URL ?? null,
-};
 
 const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));

@@ -198,23 +198,14 @@ function readSecret(path: string): string {
 
 /** What an operator should know at start-up about the defaults in force. */
 export function startupWarnings(settings: Settings): string[] {
-  const warnings: string[] = [];
-  if (!settings.WEBHOOK_URL) {
-    warnings.push(`WEBHOOK_URL is not set: sign-ups are appended to ${settings.SIGNUPS_FILE}`);
-  }
-  if (!settings.HCAPTCHA_SECRET) {
-    warnings.push("HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification");
-  }
-  if (!settings.SIGNUP_SECRET) {
-    warnings.push(`SIGNUP_SECRET is not set: the one kept in ${keptSecretPath(settings)} is used`);
-  }
-  if (!settings.REDIS_URL) {
-    warnings.push("REDIS_URL is not set: limits and the replay guard live in this process (one instance only)");
-  }
-  if (!settings.PUBLIC_URL) {
-    warnings.push("PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url");
-  }
-  return warnings;
+  return [
+    !settings.WEBHOOK_URL && `WEBHOOK_URL is not set: sign-ups are appended to ${settings.SIGNUPS_FILE}`,
+    !settings.HCAPTCHA_SECRET &&
+      "HCAPTCHA_SECRET is not set: captcha tokens are relayed without server-side verification",
+    !settings.SIGNUP_SECRET && `SIGNUP_SECRET is not set: the one kept in ${keptSecretPath(settings)} is used`,
+    !settings.REDIS_URL && "REDIS_URL is not set: limits and the replay guard live in this process (one instance only)",
+    !settings.PUBLIC_URL && "PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url",
+  ].filter((warning) => warning !== false);
 }
 
 /** The settings of this process, with a warning line per default in force; exits on an invalid one. */
