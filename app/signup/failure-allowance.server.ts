@@ -16,7 +16,7 @@ const ALLOWANCE = FAILURES_PER_ADDRESS * FAILURE;
 /** While other instances' verifications hold the allowance, how often it is asked again. */
 const RECHECK_MS = 100;
 
-export type Verified<T> = { verdict: "passed" | "failed" | "unanswered"; result: T };
+type Verified<T> = { verdict: "passed" | "failed" | "unanswered"; result: T };
 type Verification<T> = (used: number) => Promise<Verified<T>>;
 
 /** Per address, for every instance (docs/decisions/015-…): `held` counts failures and verifications in flight. */

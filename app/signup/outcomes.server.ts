@@ -44,18 +44,11 @@ export type SignupOutcome =
 
 const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "queued", "replay", "known-email", "bot"]);
 
-/** What the visitor did wrong, or a bot did: posts that cost their address some of its failure allowance. */
+/** What the visitor (every 400 above) or a bot did wrong: posts that cost their address some of its failure allowance. */
 const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
   "unreadable",
   "bot",
-  "form-expired",
-  "form-unreadable",
-  "invalid-email",
-  "captcha-missing",
-  "question-missing",
-  "captcha-rejected",
-  "question-wrong",
-  "question-expired",
+  ...Object.entries(ANSWERS).flatMap(([code, [status]]) => (status === 400 ? [code as PlainCode] : [])),
 ]);
 
 export const isSuccess = (outcome: SignupOutcome) => SUCCESSES.has(outcome.code);

@@ -8,7 +8,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
-import { FailureAllowance, type Verified } from "./failure-allowance.server";
+import { FailureAllowance } from "./failure-allowance.server";
 import {
   answerFor,
   isSuccess,
@@ -24,8 +24,6 @@ import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
 import { SignedTokens } from "./signed-tokens.server";
 
-type SignupResponse = { status: number; result: SignupResult };
-
 /** Real hCaptcha tokens are a few kilobytes; anything longer is not one. */
 const MAX_CAPTCHA_TOKEN_LENGTH = 8192;
 const MAX_USER_AGENT_LENGTH = 1024;
@@ -33,6 +31,8 @@ const MAX_USER_AGENT_LENGTH = 1024;
 const FORMULA_START = /^[\s=+\-@]+/;
 /** A claim on a submission outlives the longest sign-up by this much, so a slow one is never relayed twice. */
 const CLAIM_MARGIN_MS = 1_000;
+/** Refreshes, retries and double clicks within it are answered, not relayed. */
+const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 /** The list cannot be used to flood someone's inbox with the automation's confirmation e-mails. */
 const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
@@ -107,7 +107,7 @@ export class Signup {
     this.questionRelays = questionRelayBudget(state);
     const holdMs = SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS;
     const relayed: Attempt = { ok: true };
-    this.replays = new ReplayGuard(state.ledger, { holdMs, relayed });
+    this.replays = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: REPLAY_MEMORY_MS });
     this.emails = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: EMAIL_RELAY_INTERVAL_MS });
     this.formTokens = perSharedRender((now) => ({
       botTrap: this.botTrap.fields(now),
@@ -115,7 +115,7 @@ export class Signup {
     }));
   }
 
-  async handle(request: Request): Promise<SignupResponse> {
+  async handle(request: Request) {
     const visit = new Visit();
     try {
       const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
@@ -211,25 +211,21 @@ export class Signup {
   /** On the sender's failure allowance; null when the proof holds. */
   private async verify({ proof, remoteIp, address }: Candidate, visit: Visit): Promise<PlainCode | null> {
     if (proof.kind === "captcha" && !this.captcha) return null;
-    const refusal = await this.allowance.verify(
-      address,
-      visit.deadline,
-      async (used): Promise<Verified<PlainCode | null>> => {
-        visit.verified = true;
-        if (proof.kind === "question") {
-          const verdict = await this.questions.check(proof.token, proof.answer);
-          if (verdict === "correct") return { verdict: "passed", result: null };
-          if (verdict === "unavailable") return { verdict: "passed", result: "question-store-unavailable" };
-          return { verdict: "failed", result: verdict === "wrong" ? "question-wrong" : "question-expired" };
-        }
-        const answer = await this.captcha!.verify(proof.token, remoteIp, visit.deadline, used);
-        if (answer === "valid") return { verdict: "passed", result: null };
-        if (answer === "invalid") return { verdict: "failed", result: "captcha-rejected" };
-        // Not the visitor's doing. A call siteverify left unanswered still costs a little, so a slow or
-        // failing siteverify stays bounded per address; no turn at our own cap costs nothing.
-        return { verdict: answer === "unreachable" ? "unanswered" : "passed", result: "captcha-unreachable" };
-      },
-    );
+    const refusal = await this.allowance.verify<PlainCode | null>(address, visit.deadline, async (used) => {
+      visit.verified = true;
+      if (proof.kind === "question") {
+        const verdict = await this.questions.check(proof.token, proof.answer);
+        if (verdict === "correct") return { verdict: "passed", result: null };
+        if (verdict === "unavailable") return { verdict: "passed", result: "question-store-unavailable" };
+        return { verdict: "failed", result: verdict === "wrong" ? "question-wrong" : "question-expired" };
+      }
+      const answer = await this.captcha!.verify(proof.token, remoteIp, visit.deadline, used);
+      if (answer === "valid") return { verdict: "passed", result: null };
+      if (answer === "invalid") return { verdict: "failed", result: "captcha-rejected" };
+      // Not the visitor's doing. A call siteverify left unanswered still costs a little, so a slow or
+      // failing siteverify stays bounded per address; no turn at our own cap costs nothing.
+      return { verdict: answer === "unreachable" ? "unanswered" : "passed", result: "captcha-unreachable" };
+    });
     return refusal === "exhausted" ? "rate-limited" : refusal;
   }
 
@@ -255,7 +251,7 @@ export class Signup {
     return outcome.ok ? { ok: true, queued: outcome.queued } : { ok: false, outcome: relayFailure(outcome) };
   }
 
-  private answer(outcome: SignupOutcome, visit: Visit): SignupResponse {
+  private answer(outcome: SignupOutcome, visit: Visit) {
     const ok = isSuccess(outcome);
     const { status, notice } = answerFor(outcome);
     this.onOutcome(outcome.code);

@@ -2,9 +2,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { logEvent, reasonOf } from "~/server/log.server";
 import type { Ledger } from "~/state/shared-state.server";
 
-/** Refreshes, retries and double clicks within it are answered, not relayed. */
-const REPLAY_MEMORY_MS = 60 * 60 * 1000;
-
 /** How often a submission in flight on another instance is looked up while waiting for its outcome. */
 const POLL_MS = 50;
 /** How often a relay the ledger could not record is written again while the store is away. */
@@ -31,13 +28,10 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
       holdMs: number;
       /** What a duplicate of a relayed submission answers. */
       relayed: Outcome;
-      rememberMs?: number;
+      /** How long a relay is remembered. */
+      rememberMs: number;
     },
   ) {}
-
-  private get rememberMs(): number {
-    return this.options.rememberMs ?? REPLAY_MEMORY_MS;
-  }
 
   static keyOf(email: string, proof: string): string {
     return createHash("sha256").update(`${email.toLowerCase()}\n${proof}`).digest("base64url");
@@ -70,7 +64,7 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
     const outcome = await relay();
     try {
       const result = outcome.ok ? ({ ok: true } as const) : { ok: false as const, outcome: JSON.stringify(outcome) };
-      await this.ledger.settle(key, result, this.rememberMs);
+      await this.ledger.settle(key, result, this.options.rememberMs);
     } catch (error) {
       // The relay happened and its visitor is answered. A failure needs no record (its claim
       // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
@@ -89,7 +83,7 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
   /** Oldest first, until the store takes them or they are past remembering. */
   private async resettle(): Promise<void> {
     for (const [key, relayedAt] of this.unsettled) {
-      const left = this.rememberMs - (Date.now() - relayedAt);
+      const left = this.options.rememberMs - (Date.now() - relayedAt);
       try {
         if (left > 0) await this.ledger.settle(key, { ok: true }, left);
         this.unsettled.delete(key);
