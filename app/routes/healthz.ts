@@ -1,4 +1,4 @@
-import { signup } from "~/server/services.server";
+import { delivery } from "~/server/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
@@ -9,7 +9,7 @@ import { setSecurityHeaders } from "~/server/security-headers.server";
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
   setSecurityHeaders(headers, { https: false });
-  if (!(await signup.healthy()))
+  if (!(await delivery.healthy()))
     return new Response("unavailable: SIGNUPS_FILE cannot be written", { status: 503, headers });
   return new Response("ok", { headers });
 }

@@ -1,4 +1,4 @@
-import { signup } from "~/server/services.server";
+import { delivery, state } from "~/server/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
@@ -10,7 +10,7 @@ import { setSecurityHeaders } from "~/server/security-headers.server";
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
   setSecurityHeaders(headers, { https: false });
-  const [sinkOk, storeOk] = await Promise.all([signup.healthy(), signup.ready()]);
+  const [sinkOk, storeOk] = await Promise.all([delivery.healthy(), state.ready()]);
   if (!storeOk) return new Response("not ready: Redis (REDIS_URL) does not answer", { status: 503, headers });
   if (!sinkOk) return new Response("not ready: SIGNUPS_FILE cannot be written", { status: 503, headers });
   return new Response("ready", { headers });

@@ -101,13 +101,7 @@ export function installServerPlumbing(): void {
 }
 
 /** The path and query of an origin-form target; `//x` is a path here, never another host. */
-function parseTarget(target: string): URL | null {
-  try {
-    return new URL(`http://site${target}`);
-  } catch {
-    return null;
-  }
-}
+const parseTarget = (target: string) => (URL.canParse(`http://site${target}`) ? new URL(`http://site${target}`) : null);
 
 /** The request target as a path (`/a?b`; an absolute-form target cut to it), or undefined when it names none (`*`). */
 function originForm(target: string): string | undefined {

@@ -17,8 +17,8 @@ const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
-const state = redis ?? memoryState();
-const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
+export const state = redis ?? memoryState();
+export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
 
 export const signup = orExitOnConfigError(
   () => new Signup(withSigningSecret(settings), state, delivery, (code) => metrics.signup(code)),

@@ -85,7 +85,7 @@ export class Signup {
 
   constructor(
     private readonly settings: SignedSettings,
-    private readonly state: SharedState,
+    state: SharedState,
     private readonly delivery: Delivery,
     /** Told each outcome (for /metrics). */
     private readonly onOutcome: (code: SignupOutcome["code"]) => void = () => {},
@@ -127,9 +127,6 @@ export class Signup {
       visit.release?.();
     }
   }
-
-  readonly healthy = () => this.delivery.healthy();
-  readonly ready = () => this.state.ready();
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
