@@ -88,18 +88,14 @@ function secretsOf(webhookUrl: string): Secret[] {
     url.port,
   ];
   const secrets = new Map<string, Secret["match"]>();
-  for (const [parts, asWords] of [
-    [words, true],
-    [anywhere, false],
-  ] as const) {
-    for (const part of parts) {
-      if (!part || part === "/") continue;
-      const decoded = safeDecode(part);
-      const match =
-        !asWords && /[/?&=:.@]/.test(decoded) ? "anywhere" : decoded.length >= LOOSE_MIN_LENGTH ? "loose" : "word";
-      for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
-        secrets.set(spelling, match);
-      }
+  const parts = [...words.map((part) => [part, true] as const), ...anywhere.map((part) => [part, false] as const)];
+  for (const [part, asWords] of parts) {
+    if (!part || part === "/") continue;
+    const decoded = safeDecode(part);
+    const match =
+      !asWords && /[/?&=:.@]/.test(decoded) ? "anywhere" : decoded.length >= LOOSE_MIN_LENGTH ? "loose" : "word";
+    for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
+      secrets.set(spelling, match);
     }
   }
   return [...secrets].map(([text, match]) => ({ text, match })).sort((a, b) => b.text.length - a.text.length);
