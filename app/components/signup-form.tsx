@@ -33,7 +33,6 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
 
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
   const currentQuestion = result?.question ?? question;
-  const currentBotTrap = result?.botTrap ?? botTrap;
   const showQuestion = captchaUnavailable || questionChosen;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
@@ -84,7 +83,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       className="space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
       aria-busy={submitting}
     >
-      <BotTrapFields fields={currentBotTrap} label={signup.botTrapLabel} />
+      <BotTrapFields fields={result?.botTrap ?? botTrap} label={signup.botTrapLabel} />
       <div>
         <label htmlFor={EMAIL_INPUT_ID} className="block font-semibold">
           {signup.emailLabel}
