@@ -1,8 +1,9 @@
 import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
+import { InlineCssProvider } from "./components/inline-stylesheet";
 import { ProductPreview } from "./components/product-preview";
-import { ServerMarkupProvider } from "./components/server-markup";
+import { ProductPreviewMarkupProvider } from "./components/product-preview-picture";
 import { PageCache } from "./page/page-cache.server";
 import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
@@ -41,11 +42,11 @@ export default function handleRequest(
     development,
     render: () =>
       renderToString(
-        <ServerMarkupProvider
-          value={{ "page-css": productionCss ?? readPublicFile(stylesheetUrl), "product-preview": productPreview }}
-        >
-          <RemixServer context={context} url={request.url} />
-        </ServerMarkupProvider>,
+        <InlineCssProvider value={productionCss ?? readPublicFile(stylesheetUrl)}>
+          <ProductPreviewMarkupProvider value={productPreview}>
+            <RemixServer context={context} url={request.url} />
+          </ProductPreviewMarkupProvider>
+        </InlineCssProvider>,
       ),
   });
 }

@@ -1,7 +1,7 @@
 import type { LinksFunction } from "@remix-run/node";
 import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, Scripts, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { InlineStylesheet } from "~/components/server-markup";
+import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
 
 export const links: LinksFunction = () => [

@@ -1,5 +1,5 @@
 import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
-import { ProductPreviewPicture } from "./server-markup";
+import { ProductPreviewPicture } from "./product-preview-picture";
 
 /**
  * The link works as a plain anchor; with JavaScript it also puts the cursor in
