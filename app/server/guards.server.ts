@@ -24,6 +24,8 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 /** How long the rest of a refused upload is read after the answer, before the connection closes. */
 const LINGER_MS = 2_000;
+/** A port past 65535 matches HOST but throws in Remix's `new URL()`: a 500 with a stack on every route. */
+const isUrlHost = (host: string) => HOST.test(host) && Number(/:(\d+)$/.exec(host)?.[1] ?? 0) <= 65535;
 const LISTEN_ERRORS = new Map([
   ["EADDRINUSE", "it is already in use"],
   ["EACCES", "permission denied"],
@@ -56,7 +58,7 @@ export function installServerPlumbing(): void {
       // Remix builds the request's URL from Host and the target: one it cannot parse would be a
       // 500 and a stack per request; a Host holding a path or a target like `//` would be misread.
       const target = originForm(request.url ?? "/");
-      const url = target !== undefined && HOST.test(request.headers.host ?? "") ? parseTarget(target) : null;
+      const url = target !== undefined && isUrlHost(request.headers.host ?? "") ? parseTarget(target) : null;
       if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });

@@ -246,6 +246,12 @@ const CASES: Array<[string, () => Buffer, number]> = [
     () => Buffer.from(`GET /healthz HTTP/1.1\r\nHost: a^b\r\nConnection: close\r\n\r\n`),
     400,
   ],
+  ["a Host header with an impossible port", () => request("GET", "/", "", { Host: "evil:99999" }), 400],
+  [
+    "the same on a sign-up",
+    () => request("POST", DATA_ACTION, withBotTrap({ email: validEmail }), { Host: "evil:65536" }),
+    400,
+  ],
   ["an HTTP/1.0 request without Host", () => Buffer.from(`GET / HTTP/1.0\r\n\r\n`), 400],
   [
     "a Host header holding a path",
