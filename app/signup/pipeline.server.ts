@@ -199,10 +199,26 @@ export class Signup {
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<Attempt> {
     const refusal = await this.verify(candidate, visit);
     if (refusal) return { ok: false, outcome: { code: refusal } };
+    // Before the day's ledger, so an address already listed spends and is refused alike: a refusal
+    // that only new addresses got would tell anyone who is on the list.
+    const overBudget = await this.overBudget(candidate.proof);
+    if (overBudget) return { ok: false, outcome: { code: overBudget } };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
     if (once.kind === "unavailable") return { ok: false, outcome: { code: "store-unavailable", detail: once.why } };
     return once.duplicate && once.outcome.ok ? { ok: true, knownEmail: true } : once.outcome;
+  }
+
+  /** The question's own budget and the relay ceiling (direct mode); null when both allow. */
+  private async overBudget(proof: Proof): Promise<PlainCode | null> {
+    if (proof.kind === "question") {
+      const { verdict } = await this.questionRelays.take("all");
+      if (verdict !== "allowed")
+        return verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
+    }
+    if (!this.delivery.queued && (await this.relayCeiling.take("all")).verdict !== "allowed")
+      return "rate-limited-relay-ceiling";
+    return null;
   }
 
   /** On the sender's failure allowance; null when the proof holds. */
@@ -232,16 +248,6 @@ export class Signup {
     signupId: string,
     deadline: number,
   ): Promise<Attempt> {
-    if (proof.kind === "question") {
-      const { verdict } = await this.questionRelays.take("all");
-      if (verdict !== "allowed") {
-        const code = verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
-        return { ok: false, outcome: { code } };
-      }
-    }
-    if (!this.delivery.queued && (await this.relayCeiling.take("all")).verdict !== "allowed") {
-      return { ok: false, outcome: { code: "rate-limited-relay-ceiling" } };
-    }
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
     const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });

@@ -105,6 +105,24 @@ describe("the fallback question has a small budget of its own", () => {
     expect(relayed()).toContain("pessoa@exemplo.com.br");
   });
 
+  it("once the budget is spent, an address already on the list is refused like a new one: the answer tells nobody who is listed", async () => {
+    const app = await start({ TRUST_PROXY: "1" });
+    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
+      expect((await relayThroughQuestion(app, `lista${index}@exemplo.com`, `203.0.113.${index}`)).status).toBe(200);
+    }
+    /** A question nobody answered yet (the page's may be the one lista0 was relayed with: a replay). */
+    const probe = async (email: string, client: string) => {
+      const tokens = await scrape(app);
+      const { question } = (await answerQuestion(app, tokens, "sem-arroba", { client })).result;
+      return answerQuestion(app, { ...tokens, question: question! }, email, { client });
+    };
+    const listed = await probe("lista0@exemplo.com", "203.0.113.60");
+    const unknown = await probe("ninguem@exemplo.com", "203.0.113.61");
+    expect([listed.status, listed.result.notice.title]).toEqual([429, "Muitos cadastros sem captcha"]);
+    expect([unknown.status, unknown.result.notice.title]).toEqual([429, "Muitos cadastros sem captcha"]);
+    expect(relayed()).toHaveLength(QUESTION_RELAYS_PER_MINUTE);
+  });
+
   it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
     const app = await start({ TRUST_PROXY: "1" });
     for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
