@@ -1,29 +1,28 @@
 import type { Config } from "tailwindcss";
 
-export default {
-  content: ["./app/**/*.{ts,tsx}"],
-  theme: {
-    extend: {
-      colors: {
-        // Deep teal for trust, warm amber for the call to action; both pass AA on white/ink.
-        brand: {
-          50: "#ecfdf8",
-          100: "#d1faed",
-          200: "#a7f3da",
-          500: "#10a37f",
-          600: "#0a8467",
-          700: "#0b6a55",
-          800: "#0d5446",
-          900: "#0c453b",
-          950: "#04271f",
-        },
-        accent: { 300: "#fcd34d", 400: "#fbbf24", 500: "#f59e0b" },
-        ink: { 600: "#475569", 700: "#334155", 900: "#0f172a" },
+/** Also read by app/components/product-preview.tsx, which draws the app in these colours outside the page too. */
+export const theme = {
+  extend: {
+    colors: {
+      // Deep teal for trust, warm amber for the call to action; both pass AA on white/ink.
+      brand: {
+        50: "#ecfdf8",
+        100: "#d1faed",
+        200: "#a7f3da",
+        500: "#10a37f",
+        600: "#0a8467",
+        700: "#0b6a55",
+        800: "#0d5446",
+        900: "#0c453b",
+        950: "#04271f",
       },
-      fontFamily: {
-        sans: ["system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue", "Arial", "sans-serif"],
-      },
+      accent: { 300: "#fcd34d", 400: "#fbbf24", 500: "#f59e0b" },
+      ink: { 600: "#475569", 700: "#334155", 900: "#0f172a" },
+    },
+    fontFamily: {
+      sans: ["system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue", "Arial", "sans-serif"],
     },
   },
-  plugins: [],
-} satisfies Config;
+};
+
+export default { content: ["./app/**/*.{ts,tsx}"], theme, plugins: [] } satisfies Config;

@@ -1,27 +1,14 @@
 import { content, productPreviewContent as preview } from "~/content";
+import { theme } from "../../tailwind.config";
 import { ICON_PATHS } from "./icons";
 
-/** The page's palette (tailwind.config.ts), spelled out: the drawing is also rendered outside the page. */
-const COLOR = {
-  frame: "#04271f",
-  screen: "#f8fafc",
-  card: "#ffffff",
-  line: "#e2e8f0",
-  ink: "#0f172a",
-  muted: "#475569",
-  brand50: "#ecfdf8",
-  brand100: "#d1faed",
-  brand200: "#a7f3da",
-  brand500: "#10a37f",
-  brand700: "#0b6a55",
-  brand800: "#0d5446",
-  brand900: "#0c453b",
-  accent300: "#fcd34d",
-  accent400: "#fbbf24",
-} as const;
+/** The page's palette, read where the theme defines it: the drawing is also rendered outside the page. */
+const { brand, accent, ink } = theme.extend.colors;
+/** Tailwind's slate-50, white and slate-200, as the page's cards use them. */
+const SCREEN = { background: "#f8fafc", card: "#ffffff", line: "#e2e8f0" } as const;
 
 /** One colour per plan, the same in the allocation bar and beside the plan. */
-const PLAN_COLORS = [COLOR.brand500, COLOR.accent400, COLOR.brand800] as const;
+const PLAN_COLORS = [brand[500], accent[400], brand[800]] as const;
 
 const PREVIEW_WIDTH = 320;
 const PREVIEW_HEIGHT = 640;
@@ -47,90 +34,83 @@ export function ProductPreview() {
       aria-hidden="true"
       focusable="false"
     >
-      <rect width={PREVIEW_WIDTH} height={PREVIEW_HEIGHT} rx="46" fill={COLOR.frame} />
-      <rect x="12" y="12" width="296" height="616" rx="36" fill={COLOR.screen} />
-      <rect x="122" y="24" width="76" height="22" rx="11" fill={COLOR.frame} />
-      <text x="38" y="41" fontSize="13" fontWeight="600" fill={COLOR.ink}>
+      <rect width={PREVIEW_WIDTH} height={PREVIEW_HEIGHT} rx="46" fill={brand[950]} />
+      <rect x="12" y="12" width="296" height="616" rx="36" fill={SCREEN.background} />
+      <rect x="122" y="24" width="76" height="22" rx="11" fill={brand[950]} />
+      <text x="38" y="41" fontSize="13" fontWeight="600" fill={ink[900]}>
         {preview.clock}
       </text>
-      <rect x="258" y="31" width="22" height="11" rx="3" fill="none" stroke={COLOR.ink} strokeWidth="1.4" />
-      <rect x="260.5" y="33.5" width="14" height="6" rx="1.5" fill={COLOR.ink} />
+      <rect x="258" y="31" width="22" height="11" rx="3" fill="none" stroke={ink[900]} strokeWidth="1.4" />
+      <rect x="260.5" y="33.5" width="14" height="6" rx="1.5" fill={ink[900]} />
 
-      <g transform="translate(26 66)" fill="none" stroke={COLOR.brand700} strokeWidth="2" strokeLinejoin="round">
+      <g transform="translate(26 66)" fill="none" stroke={brand[700]} strokeWidth="2" strokeLinejoin="round">
         <path d={ICON_PATHS.logo} strokeLinecap="round" />
       </g>
-      <text x="56" y="85" fontSize="18" fontWeight="800" fill={COLOR.ink}>
+      <text x="56" y="85" fontSize="18" fontWeight="800" fill={ink[900]}>
         {content.site.name}
       </text>
-      <circle cx="276" cy="78" r="15" fill={COLOR.brand100} />
-      <text x="276" y="83" fontSize="13" fontWeight="700" fill={COLOR.brand800} textAnchor="middle">
+      <circle cx="276" cy="78" r="15" fill={brand[100]} />
+      <text x="276" y="83" fontSize="13" fontWeight="700" fill={brand[800]} textAnchor="middle">
         {preview.avatar}
       </text>
-      <text x="28" y="122" fontSize="14" fill={COLOR.muted}>
+      <text x="28" y="122" fontSize="14" fill={ink[600]}>
         {preview.greeting}
       </text>
 
-      <rect x="24" y="136" width="272" height="122" rx="20" fill={COLOR.brand900} />
-      <text x="44" y="166" fontSize="12.5" fill={COLOR.brand100}>
+      <rect x="24" y="136" width="272" height="122" rx="20" fill={brand[900]} />
+      <text x="44" y="166" fontSize="12.5" fill={brand[100]}>
         {preview.totalLabel}
       </text>
-      <text x="44" y="200" fontSize="27" fontWeight="800" fill={COLOR.card}>
+      <text x="44" y="200" fontSize="27" fontWeight="800" fill={SCREEN.card}>
         {preview.total}
       </text>
-      <text x="44" y="224" fontSize="12.5" fontWeight="600" fill={COLOR.accent300}>
+      <text x="44" y="224" fontSize="12.5" fontWeight="600" fill={accent[300]}>
         {preview.totalChange}
       </text>
       {shares.map(({ start, width }, index) => (
         <rect key={index} x={44 + start * 232} y="238" width={width * 232} height="6" fill={PLAN_COLORS[index]} />
       ))}
 
-      <rect x="24" y="272" width="272" height="32" rx="16" fill={COLOR.brand50} stroke={COLOR.brand200} />
+      <rect x="24" y="272" width="272" height="32" rx="16" fill={brand[50]} stroke={brand[200]} />
       <g
         transform="translate(36 278) scale(0.83)"
         fill="none"
-        stroke={COLOR.brand700}
+        stroke={brand[700]}
         strokeWidth="2.2"
         strokeLinecap="round"
         strokeLinejoin="round"
       >
         <path d={ICON_PATHS.shield} />
       </g>
-      <text x="62" y="293" fontSize="12" fontWeight="700" fill={COLOR.brand800}>
+      <text x="62" y="293" fontSize="12" fontWeight="700" fill={brand[800]}>
         {preview.openInsurance}
       </text>
 
-      <text x="28" y="326" fontSize="15" fontWeight="800" fill={COLOR.ink}>
+      <text x="28" y="326" fontSize="15" fontWeight="800" fill={ink[900]}>
         {preview.plansTitle}
       </text>
-      <text x="292" y="326" fontSize="12" fill={COLOR.muted} textAnchor="end">
+      <text x="292" y="326" fontSize="12" fill={ink[600]} textAnchor="end">
         {preview.plansCount}
       </text>
       {preview.plans.map((plan, index) => (
         <g key={plan.name}>
-          <rect x="24" y={planTop(index)} width="272" height="66" rx="16" fill={COLOR.card} stroke={COLOR.line} />
+          <rect x="24" y={planTop(index)} width="272" height="66" rx="16" fill={SCREEN.card} stroke={SCREEN.line} />
           <rect x="38" y={planTop(index) + 14} width="5" height="38" rx="2.5" fill={PLAN_COLORS[index]} />
-          <text x="56" y={planTop(index) + 28} fontSize="12.5" fontWeight="600" fill={COLOR.muted}>
+          <text x="56" y={planTop(index) + 28} fontSize="12.5" fontWeight="600" fill={ink[600]}>
             {plan.name}
           </text>
-          <text x="56" y={planTop(index) + 50} fontSize="16" fontWeight="800" fill={COLOR.ink}>
+          <text x="56" y={planTop(index) + 50} fontSize="16" fontWeight="800" fill={ink[900]}>
             {plan.balance}
           </text>
-          <rect x="232" y={planTop(index) + 36} width="52" height="20" rx="10" fill={COLOR.brand50} />
-          <text
-            x="258"
-            y={planTop(index) + 50}
-            fontSize="11"
-            fontWeight="700"
-            fill={COLOR.brand700}
-            textAnchor="middle"
-          >
+          <rect x="232" y={planTop(index) + 36} width="52" height="20" rx="10" fill={brand[50]} />
+          <text x="258" y={planTop(index) + 50} fontSize="11" fontWeight="700" fill={brand[700]} textAnchor="middle">
             {plan.change}
           </text>
         </g>
       ))}
 
-      <rect x="24" y="566" width="272" height="44" rx="14" fill={COLOR.accent400} />
-      <text x="160" y="593" fontSize="14" fontWeight="800" fill={COLOR.frame} textAnchor="middle">
+      <rect x="24" y="566" width="272" height="44" rx="14" fill={accent[400]} />
+      <text x="160" y="593" fontSize="14" fontWeight="800" fill={brand[950]} textAnchor="middle">
         {preview.action}
       </text>
     </svg>

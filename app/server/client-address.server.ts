@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /** The socket's address, written by guards.server.ts over anything a client sent: remix-serve hands Remix no other. */
 export const PEER_ADDRESS_HEADER = "x-landing-peer-address";
@@ -16,41 +17,20 @@ export function clientAddress(headers: Headers, trustedProxies: number): string 
   return normalizeAddress(hops[hops.length - trustedProxies] ?? "");
 }
 
-/** One spelling per address: brackets and ports dropped, IPv4-mapped IPv6 as IPv4, IPv6 lower-case and written out. */
+/** One spelling per address: brackets, ports and zones dropped, IPv4-mapped IPv6 as IPv4, IPv6 written out. */
 function normalizeAddress(raw: string): string | null {
   let text = raw.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (/^[\d.]+:\d{1,5}$/.test(text)) text = text.slice(0, text.lastIndexOf(":"));
-  const version = isIP(text);
-  if (version === 4) return text.split(".").map(Number).join(".");
-  if (version !== 6) return null;
-  const groups = expandIpv6(text.toLowerCase());
-  const mapped = groups.slice(0, 6).join(":") === "0:0:0:0:0:ffff";
-  if (mapped)
-    return [groups[6]!, groups[7]!].flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 255]).join(".");
-  return groups.join(":");
+  // isIP first: ipaddr.js also reads forms no client sends (octal, "127.1").
+  return isIP(text) ? ipaddr.process(text.split("%")[0]!).toNormalizedString() : null;
 }
 
 /** IPv4 whole, IPv6 per /64 (one home or cloud host gets a whole /64 to rotate through). */
 export function clientKey(address: string | null): string {
   if (!address) return UNKNOWN_CLIENT;
   return address.includes(":") ? `${address.split(":").slice(0, 4).join(":")}::/64` : address;
-}
-
-/** "2001:db8::1" → eight groups, each without leading zeros; an IPv4 tail becomes two groups. */
-function expandIpv6(address: string): string[] {
-  let text = address;
-  const ipv4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
-  if (ipv4Tail) {
-    const [a, b, c, d] = ipv4Tail.split(".").map(Number) as [number, number, number, number];
-    text = text.slice(0, -ipv4Tail.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill("0");
-  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16));
 }
 
 export function isHttps(request: Request, trustedProxies: number): boolean {
