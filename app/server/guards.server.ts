@@ -139,10 +139,8 @@ function refuse(response: http.ServerResponse, status: number, text: string, hea
 const requestOf = new WeakMap<Socket, http.IncomingMessage>();
 
 /**
- * Closes a connection only once the request's body has arrived, or LINGER_MS
- * after the answer, as nginx's lingering close does: closed with bytes unread,
- * the kernel answers them with a reset that can overtake the answer itself (a
- * 5 MB upload read a broken connection instead of its 413, 5 times in 100).
+ * Closes a connection only once the request's body has arrived, or LINGER_MS after the answer, as nginx's lingering
+ * close does: closed with bytes unread, the kernel answers them with a reset that can overtake the answer (a 413).
  * Call for each request before it is answered.
  */
 function lingerBeforeClosing(request: http.IncomingMessage): void {

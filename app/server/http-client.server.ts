@@ -19,14 +19,8 @@ export async function postWithDeadline(
     signal: AbortSignal.timeout(request.timeoutMs),
   });
   const { text, cut } = await readSomeText(response.body as ReadableStream<Uint8Array> | null, request.maxBodyBytes);
-  return {
-    status: response.status,
-    statusText: response.statusText,
-    ok: response.ok,
-    text,
-    cut,
-    retryAfter: response.headers.get("retry-after"),
-  };
+  const { status, statusText, ok } = response;
+  return { status, statusText, ok, text, cut, retryAfter: response.headers.get("retry-after") };
 }
 
 async function readSomeText(body: ReadableStream<Uint8Array> | null, maxBytes: number) {

@@ -5,18 +5,14 @@ import { z } from "zod";
 import { fromAppRoot } from "./app-files.server";
 
 /**
- * The production settings, read and validated once at start-up. Only what ops
- * must or may set is a setting; tuning values are named constants beside
- * their use (timeouts, limits, the bot trap's minimum time).
+ * The production settings, read and validated once at start-up: only what ops must or may set. Tuning values
+ * (timeouts, limits, the bot trap's minimum time) are named constants beside their use.
  */
 
 /** A setting the server cannot run with; its message is the one line start-up prints. */
 export class ConfigError extends Error {}
 
-/**
- * Builds something from the settings, or prints the ConfigError's one line for
- * `docker logs` and stops: a half-configured server must not serve.
- */
+/** Builds from the settings, or prints the ConfigError's one line and exits: a half-set-up server must not serve. */
 export function orExitOnConfigError<T>(build: () => T): T {
   try {
     return build();
@@ -31,9 +27,8 @@ export function orExitOnConfigError<T>(build: () => T): T {
 const HCAPTCHA_TEST_SITE_KEY = "10000000-ffff-ffff-ffff-000000000001";
 
 /**
- * Ports the Fetch standard forbids (https://fetch.spec.whatwg.org/#port-blocking):
- * every call to them fails before connecting, so an outgoing URL on one is
- * refused at start-up. A unit test checks this list against undici's.
+ * Ports the Fetch standard forbids (https://fetch.spec.whatwg.org/#port-blocking): every call to them fails before
+ * connecting, so an outgoing URL on one is refused at start-up. A unit test checks this list against undici's.
  */
 export const FETCH_BLOCKED_PORTS: ReadonlySet<string> = new Set(
   (
@@ -129,10 +124,7 @@ export type Settings = z.infer<typeof schema>;
 /** Settings whose signing secret is known: SIGNUP_SECRET, or the one kept beside the sign-ups file. */
 export type SignedSettings = Settings & { SIGNUP_SECRET: string };
 
-/**
- * Validates the settings. Empty strings count as unset, so `-e VAR=` in a
- * container behaves like leaving the variable out.
- */
+/** Validates the settings. Empty strings count as unset, so `-e VAR=` in a container is like leaving VAR out. */
 export function parseSettings(source: Record<string, string | undefined>): Settings {
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = schema.safeParse(present);
@@ -163,11 +155,9 @@ export function withSigningSecret(settings: Settings): SignedSettings {
 }
 
 /**
- * The signing secret kept in a file readable only by the server's user, made
- * once on first start: pages rendered before a restart or deploy still sign
- * up after it. Two processes starting together agree on one secret: each
- * writes its own candidate and links it into place, and the loser reads the
- * winner's (link fails when the name exists; rename would overwrite it).
+ * The signing secret kept in a file readable only by the server's user, made once on first start: pages rendered
+ * before a restart or deploy still sign up after it. Two processes starting together agree on one secret: each
+ * writes its own candidate and links it into place, and the loser reads the winner's (rename would overwrite it).
  */
 function keptSecret(path: string): string {
   try {

@@ -17,11 +17,8 @@ export async function readUrlEncodedForm(request: Request, singleFields: readonl
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());
   if (mediaType !== "application/x-www-form-urlencoded")
     throw new BodyError(415, `unsupported content type "${mediaType ?? ""}"`);
-  const charset = params
-    .find((param) => param.startsWith("charset="))
-    ?.slice(8)
-    .replace(/"/g, "");
-  if (charset && charset !== "utf-8") throw new BodyError(415, `unsupported charset "${charset}"`);
+  const charset = params.find((param) => param.startsWith("charset="))?.slice(8);
+  if (charset && charset.replace(/"/g, "") !== "utf-8") throw new BodyError(415, `unsupported charset ${charset}`);
 
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw new BodyError(413, "declared body too large");
