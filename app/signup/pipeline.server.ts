@@ -48,9 +48,6 @@ type Candidate = {
   ts: string;
 };
 
-/** How a submission's verification and relay ended; shared with every duplicate that waited on it. */
-type Attempt = { ok: true; queued?: boolean; knownEmail?: boolean } | { ok: false; outcome: SignupOutcome };
-
 /** One request's way through the pipeline: what the answer needs besides the outcome. */
 class Visit {
   readonly startedAt = performance.now();
@@ -73,9 +70,9 @@ export class Signup {
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
   private readonly questions: FallbackQuestions;
-  private readonly replays: ReplayGuard<Attempt>;
+  private readonly replays: ReplayGuard<SignupOutcome>;
   /** The ledger again, keyed by the address alone and remembered for a day. */
-  private readonly emails: ReplayGuard<Attempt>;
+  private readonly emails: ReplayGuard<SignupOutcome>;
   private readonly allowance: FailureAllowance;
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
@@ -105,10 +102,10 @@ export class Signup {
       whenAway: "local",
     });
     this.questionRelays = questionRelayBudget(state);
-    const holdMs = SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS;
-    const relayed: Attempt = { ok: true };
-    this.replays = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: REPLAY_MEMORY_MS });
-    this.emails = new ReplayGuard(state.ledger, { holdMs, relayed, rememberMs: EMAIL_RELAY_INTERVAL_MS });
+    const relayed: SignupOutcome = { code: "relayed" };
+    const guard = { holdMs: SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS, relayed, isRelay: isSuccess };
+    this.replays = new ReplayGuard<SignupOutcome>(state.ledger, { ...guard, rememberMs: REPLAY_MEMORY_MS });
+    this.emails = new ReplayGuard<SignupOutcome>(state.ledger, { ...guard, rememberMs: EMAIL_RELAY_INTERVAL_MS });
     this.formTokens = perSharedRender((now) => ({
       botTrap: this.botTrap.fields(now),
       question: this.questions.ask(now),
@@ -177,9 +174,7 @@ export class Signup {
       visit.captchaSpent = false;
       return { code: "store-unavailable", detail: once.why };
     }
-    if (!once.outcome.ok) return once.outcome.outcome;
-    if (once.duplicate) return { code: "replay" };
-    return { code: once.outcome.knownEmail ? "known-email" : once.outcome.queued ? "queued" : "relayed" };
+    return once.duplicate && isSuccess(once.outcome) ? { code: "replay" } : once.outcome;
   }
 
   private proofOf(field: (name: string) => string, form: FormData): Proof | { code: PlainCode } {
@@ -196,17 +191,17 @@ export class Signup {
   }
 
   /** Once per submission across every instance (the replay guard sees to it). */
-  private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<Attempt> {
+  private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
     const refusal = await this.verify(candidate, visit);
-    if (refusal) return { ok: false, outcome: { code: refusal } };
+    if (refusal) return { code: refusal };
     // Before the day's ledger, so an address already listed spends and is refused alike: a refusal
     // that only new addresses got would tell anyone who is on the list.
     const overBudget = await this.overBudget(candidate.proof);
-    if (overBudget) return { ok: false, outcome: { code: overBudget } };
+    if (overBudget) return { code: overBudget };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
-    if (once.kind === "unavailable") return { ok: false, outcome: { code: "store-unavailable", detail: once.why } };
-    return once.duplicate && once.outcome.ok ? { ok: true, knownEmail: true } : once.outcome;
+    if (once.kind === "unavailable") return { code: "store-unavailable", detail: once.why };
+    return once.duplicate && isSuccess(once.outcome) ? { code: "known-email" } : once.outcome;
   }
 
   /** The question's own budget and the relay ceiling (direct mode); null when both allow. */
@@ -247,11 +242,11 @@ export class Signup {
     { email, proof, userAgent, ts }: Candidate,
     signupId: string,
     deadline: number,
-  ): Promise<Attempt> {
+  ): Promise<SignupOutcome> {
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
     const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });
-    return outcome.ok ? { ok: true, queued: outcome.queued } : { ok: false, outcome: relayFailure(outcome) };
+    return outcome.ok ? { code: outcome.queued ? "queued" : "relayed" } : relayFailure(outcome);
   }
 
   private answer(outcome: SignupOutcome, visit: Visit) {

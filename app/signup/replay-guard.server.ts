@@ -15,7 +15,7 @@ type OnceResult<Outcome> =
   | { kind: "unavailable"; why: string };
 
 /** Once per key across instances (decision 007): duplicates here share the promise, elsewhere wait on the ledger. */
-export class ReplayGuard<Outcome extends { ok: boolean }> {
+export class ReplayGuard<Outcome> {
   private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
   /** Relays the ledger could not record, by when: written again until it takes (decision 007). */
   private readonly unsettled = new Map<string, number>();
@@ -28,6 +28,8 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
       holdMs: number;
       /** What a duplicate of a relayed submission answers. */
       relayed: Outcome;
+      /** Whether an outcome is a relay, remembered `rememberMs`; any other is kept for those waiting on it. */
+      isRelay: (outcome: Outcome) => boolean;
       /** How long a relay is remembered. */
       rememberMs: number;
     },
@@ -62,14 +64,14 @@ export class ReplayGuard<Outcome extends { ok: boolean }> {
     if (claim === "in-flight") return this.outcomeOfAnother(key);
 
     const outcome = await relay();
+    const ok = this.options.isRelay(outcome);
     try {
-      const result = outcome.ok ? ({ ok: true } as const) : { ok: false as const, outcome: JSON.stringify(outcome) };
-      await this.ledger.settle(key, result, this.options.rememberMs);
+      await this.ledger.settle(key, ok ? { ok } : { ok, outcome: JSON.stringify(outcome) }, this.options.rememberMs);
     } catch (error) {
       // The relay happened and its visitor is answered. A failure needs no record (its claim
       // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
-      logEvent("ledger-settle-failed", { ok: outcome.ok, reason: reasonOf(error) });
-      if (outcome.ok) this.rememberUnsettled(key);
+      logEvent("ledger-settle-failed", { ok, reason: reasonOf(error) });
+      if (ok) this.rememberUnsettled(key);
     }
     return { kind: "done", outcome, duplicate: false };
   }
