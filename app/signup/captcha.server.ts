@@ -85,14 +85,9 @@ export class CallGate {
     });
   }
 
+  /** The lowest rank, then the newest arrival (the list stays sorted, so each sort is a pass over it). */
   private takeNext(): Waiter | undefined {
-    if (this.waiting.length === 0) return undefined;
-    let best = 0;
-    for (let index = 1; index < this.waiting.length; index++) {
-      const waiter = this.waiting[index]!;
-      const chosen = this.waiting[best]!;
-      if (waiter.rank < chosen.rank || (waiter.rank === chosen.rank && waiter.arrival > chosen.arrival)) best = index;
-    }
-    return this.waiting.splice(best, 1)[0];
+    this.waiting.sort((a, b) => a.rank - b.rank || b.arrival - a.arrival);
+    return this.waiting.shift();
   }
 }
