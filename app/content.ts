@@ -200,10 +200,9 @@ export const content = {
 export type FeatureIcon = (typeof content.features.items)[number]["icon"];
 
 /**
- * The labels of the app drawn beside the hero (decorative: the text beside it
- * says the same). Sample figures; the plans' balances add up to the total. An
- * export of its own: only the server draws the picture, so the browser's
- * bundle leaves these out.
+ * The labels of the app drawn beside the hero (decorative: the text beside it says the same). Sample figures; the
+ * plans' balances add up to the total. An export of its own: only the server draws the picture, so the browser's bundle
+ * leaves these out.
  */
 export const productPreviewContent = {
   clock: "9:41",

@@ -1,9 +1,8 @@
 import type { BotTrapFields as Fields } from "~/signup/result";
 
 /**
- * The bot trap's hidden fields: hidden from people and from assistive
- * technology; bots that fill every field fall in, and the signed time tells
- * a form sent faster than a person could.
+ * The bot trap's hidden fields: hidden from people and from assistive technology; bots that fill every field fall in,
+ * and the signed time tells a form sent faster than a person could.
  */
 export function BotTrapFields({ fields, label }: { fields: Fields; label: string }) {
   const { nameField, validFromField, validFrom } = fields;

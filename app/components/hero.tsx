@@ -2,18 +2,9 @@ import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
 import { ProductPreviewPicture } from "./product-preview-picture";
 
 /**
- * The link works as a plain anchor; with JavaScript it also puts the cursor in
- * the e-mail field, once the anchor's own navigation (which drops focus) is done.
- */
-function focusEmailField() {
-  setTimeout(() => document.getElementById(EMAIL_INPUT_ID)?.focus({ preventScroll: true }));
-}
-
-/**
- * On phones the call to action must fit the first screen (320×640 included),
- * so spacing and type are tighter there. The app's picture sits beside the
- * text from 1024 px on; on narrower screens its top shows below the figures,
- * out of the first screen of a phone.
+ * On phones the call to action must fit the first screen (320×640 included), so spacing and type are tighter there.
+ * The app's picture sits beside the text from 1024 px on; on narrower screens its top shows below the figures, out of
+ * the first screen of a phone.
  */
 export function Hero() {
   const { hero } = content;
@@ -38,9 +29,11 @@ export function Hero() {
             {hero.title}
           </h1>
           <p className="mt-4 max-w-2xl text-base leading-relaxed text-brand-100 sm:mt-6 sm:text-lg">{hero.lead}</p>
+          {/* A plain anchor; with JavaScript it also puts the cursor in the e-mail field, once the anchor's own
+              navigation (which drops focus) is done. */}
           <a
             href={`#${SIGNUP_SECTION_ID}`}
-            onClick={focusEmailField}
+            onClick={() => setTimeout(() => document.getElementById(EMAIL_INPUT_ID)?.focus({ preventScroll: true }))}
             className="mt-6 inline-flex min-h-12 items-center rounded-xl bg-accent-400 px-6 py-3 text-base font-bold text-brand-950 shadow-lg shadow-black/20 transition hover:bg-accent-300 sm:mt-8"
           >
             {hero.cta}

@@ -14,11 +14,9 @@ const PREVIEW_WIDTH = 320;
 const PREVIEW_HEIGHT = 640;
 
 /**
- * A phone showing the app the page announces: the consolidated pension
- * dashboard (total and three plans in R$) connected through Open Insurance,
- * in the page's palette and pt-BR. Decorative: the text beside it says the
- * same, so it is hidden from assistive technology. Text takes the font of
- * where it is drawn (the page's system font stack).
+ * A phone showing the app the page announces: the consolidated pension dashboard (total and three plans in R$)
+ * connected through Open Insurance, in the page's palette and pt-BR. Decorative: the text beside it says the same, so
+ * it is hidden from assistive technology. Text takes the font of where it is drawn (the page's system font stack).
  */
 export function ProductPreview() {
   const planTop = (index: number) => 334 + index * 76;

@@ -19,9 +19,8 @@ type Props = {
 };
 
 /**
- * The client-only half of the sign-up form, split into its own chunk: the
- * hCaptcha widget (never server-rendered, so no hydration mismatch) and the
- * toasts that announce each result.
+ * The client-only half of the sign-up form, split into its own chunk: the hCaptcha widget (never server-rendered, so no
+ * hydration mismatch) and the toasts that announce each result.
  */
 export default function SignupEnhancements({ siteKey, result, onToken, onUnavailable, hidden }: Props) {
   const captchaRef = useRef<HCaptcha>(null);

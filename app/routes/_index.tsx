@@ -30,9 +30,8 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, default
   formMethod === "POST" ? false : defaultShouldRevalidate;
 
 /**
- * Link previews need absolute addresses, made from PUBLIC_URL alone: the
- * request's Host header is the sender's to choose, and the render is shared.
- * Without PUBLIC_URL the picture, canonical address and og:url are left out.
+ * Link previews need absolute addresses, made from PUBLIC_URL alone: the request's Host header is the sender's to
+ * choose, and the render is shared. Without PUBLIC_URL the picture, canonical address and og:url are left out.
  */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
   const publicUrl = data?.publicUrl ?? null;

@@ -2,9 +2,8 @@ import { delivery } from "~/server/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
- * For containers and load balancers: answers without rendering anything. 503
- * when sign-ups could not be taken (the local sign-ups file became unwritable
- * or its disk is full), so the orchestrator notices before visitors do.
+ * For containers and load balancers: answers without rendering anything. 503 when sign-ups could not be taken (the
+ * local sign-ups file became unwritable or its disk is full), so the orchestrator notices before visitors do.
  */
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });

@@ -2,10 +2,9 @@ import { delivery, state } from "~/server/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**
- * Readiness, for load balancers and orchestrators: 503 while this instance
- * could not take sign-ups as promised (Redis unreachable, or the local
- * sign-ups file unwritable). /healthz stays liveness: a Redis outage must not
- * get every instance restarted.
+ * Readiness, for load balancers and orchestrators: 503 while this instance could not take sign-ups as promised (Redis
+ * unreachable, or the local sign-ups file unwritable). /healthz stays liveness: a Redis outage must not get every
+ * instance restarted.
  */
 export async function loader() {
   const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
