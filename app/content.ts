@@ -14,9 +14,8 @@ export const content = {
       "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
     themeColor: "#0b6a55",
     /**
-     * The pictures `npm run share-images` draws into public/: the link preview WhatsApp,
-     * Instagram, LinkedIn and X show (PNG under 300 KB, which WhatsApp needs) and the icon a
-     * phone puts on its home screen. remix-serve serves them with an hour's cache.
+     * The pictures `npm run share-images` draws into public/: the link preview WhatsApp, Instagram, LinkedIn and X
+     * show (PNG under 300 KB, which WhatsApp needs) and the icon a phone puts on its home screen.
      */
     shareImage: { path: "/og-image.png", width: 1200, height: 630 },
     touchIcon: { path: "/apple-touch-icon.png", width: 180, height: 180 },

@@ -3,10 +3,7 @@ import { useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { content } from "~/content";
 
-/**
- * The status alone: the server logs the path (entry.server.tsx), the browser's console too
- * (below). A plain Response: importing `json` here would cost the page one more script.
- */
+/** The status alone (entry.server.tsx logs the path). A plain Response: `json` would cost the page a script. */
 export const loader = () => new Response(null, { status: 404 });
 
 export const meta: MetaFunction<typeof loader> = () => [

@@ -94,8 +94,8 @@ export function installServerPlumbing(): void {
     return server;
   }) as typeof http.createServer;
 
-  // A log that can no longer be written (its reader gone, its disk full) must cost log lines,
-  // never the server: unheard, each failed write is an uncaught error whose logging fails again.
+  // A log that can no longer be written (reader gone, disk full) must cost log lines, never the server:
+  // unheard, each failed write is an uncaught error whose logging fails again.
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   process.on("uncaughtException", (error) => logError("unexpected-error", error, { kind: "uncaught-exception" }));
   process.on("unhandledRejection", (reason) => logError("unexpected-error", reason, { kind: "unhandled-rejection" }));
@@ -152,8 +152,7 @@ function lingerBeforeClosing(request: http.IncomingMessage): void {
   socket.destroySoon = () => {
     const current = requestOf.get(socket);
     if (!current || current.complete) return destroySoon();
-    // The answer is out: what still arrives is read and dropped (whoever read the body
-    // before would hold it back, unread), then the connection closes.
+    // The answer is out: what still arrives is read and dropped (a reader of the body would hold it back).
     const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
     current.once("end", () => {
       clearTimeout(timer);

@@ -55,8 +55,7 @@ export class ReplayGuard<Outcome> {
     try {
       claim = await this.ledger.claim(key, this.options.holdMs, holder);
     } catch (error) {
-      // A claim that timed out may still be applied once Redis answers again: undo it, or the
-      // visitor's retry would wait on a relay that never happens.
+      // A timed-out claim may still apply once Redis answers: undo it, or a retry would wait on a relay never made.
       this.ledger.release(key, holder).catch(() => undefined);
       return { kind: "unavailable", why: `ledger: ${reasonOf(error)}` };
     }
@@ -68,8 +67,8 @@ export class ReplayGuard<Outcome> {
     try {
       await this.ledger.settle(key, ok ? { ok } : { ok, outcome: JSON.stringify(outcome) }, this.options.rememberMs);
     } catch (error) {
-      // The relay happened and its visitor is answered. A failure needs no record (its claim
-      // expires and a retry relays afresh); a success must be recorded, or it could be relayed again.
+      // The relay happened. A failure needs no record (its claim expires and a retry relays afresh);
+      // a success must be recorded, or it could be relayed again.
       logEvent("ledger-settle-failed", { ok, reason: reasonOf(error) });
       if (ok) this.rememberUnsettled(key);
     }
