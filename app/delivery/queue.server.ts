@@ -169,20 +169,15 @@ export class DeliveryQueue {
     return this.queue.getJobs(["failed"], 0, -1, true);
   }
 
-  /** With a fresh retry window. False when there is no such dead letter. */
-  async requeue(id: string): Promise<boolean> {
+  /** `retry`: re-queued with a fresh retry window; `drop`: for good. False when there is no such dead letter. */
+  async resolveDeadLetter(id: string, command: "retry" | "drop"): Promise<boolean> {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
-    await job.updateData({ ...job.data, retryFrom: Date.now() });
-    await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
-    return true;
-  }
-
-  /** For good. False when there is no such dead letter. */
-  async drop(id: string): Promise<boolean> {
-    const job = await this.queue.getJob(id);
-    if (!job || (await job.getState()) !== "failed") return false;
-    await job.remove();
+    if (command === "drop") await job.remove();
+    else {
+      await job.updateData({ ...job.data, retryFrom: Date.now() });
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+    }
     return true;
   }
 
