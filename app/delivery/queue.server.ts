@@ -103,7 +103,6 @@ export class DeliveryQueue {
   };
 
   start(delivery: Workers): void {
-    const { retryWindowMs, ratePerSecond } = delivery;
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
       // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
       connection: this.redis.duplicate({
@@ -113,7 +112,7 @@ export class DeliveryQueue {
       }),
       prefix: this.prefix,
       concurrency: DELIVERY_CONCURRENCY,
-      limiter: { max: ratePerSecond, duration: 1000 },
+      limiter: { max: delivery.ratePerSecond, duration: 1000 },
       lockDuration: DELIVERY_LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
       maxStalledCount: MAX_STALLS,
@@ -121,7 +120,7 @@ export class DeliveryQueue {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
           const retryAfter = error instanceof RetryLater ? error.retryAfterMs : null;
           const delay = job
-            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + retryWindowMs)
+            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + delivery.retryWindowMs)
             : null;
           if (delay !== null) return delay;
           logEvent("delivery-dead-lettered", { job: job?.id, attempts: attemptsMade, reason: "retry window over" });
