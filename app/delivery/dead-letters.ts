@@ -40,7 +40,7 @@ async function main(args: string[]): Promise<number> {
     const ids = target === "--all" ? letters.map((job) => job.id!) : [target!];
     let done = 0;
     for (const id of ids) {
-      if (await (command === "retry" ? queue.requeue(id) : queue.drop(id))) done += 1;
+      if (await queue.resolveDeadLetter(id, command)) done += 1;
       else console.error(`no dead-lettered sign-up ${id}`);
     }
     console.log(`${command === "retry" ? "re-queued" : "dropped"} ${done} of ${ids.length}`);

@@ -103,7 +103,6 @@ export class DeliveryQueue {
   };
 
   start(delivery: Workers): void {
-    const { retryWindowMs, ratePerSecond } = delivery;
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
       // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
       connection: this.redis.duplicate({
@@ -113,7 +112,7 @@ export class DeliveryQueue {
       }),
       prefix: this.prefix,
       concurrency: DELIVERY_CONCURRENCY,
-      limiter: { max: ratePerSecond, duration: 1000 },
+      limiter: { max: delivery.ratePerSecond, duration: 1000 },
       lockDuration: DELIVERY_LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
       maxStalledCount: MAX_STALLS,
@@ -121,7 +120,7 @@ export class DeliveryQueue {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
           const retryAfter = error instanceof RetryLater ? error.retryAfterMs : null;
           const delay = job
-            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + retryWindowMs)
+            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + delivery.retryWindowMs)
             : null;
           if (delay !== null) return delay;
           logEvent("delivery-dead-lettered", { job: job?.id, attempts: attemptsMade, reason: "retry window over" });
@@ -169,20 +168,15 @@ export class DeliveryQueue {
     return this.queue.getJobs(["failed"], 0, -1, true);
   }
 
-  /** With a fresh retry window. False when there is no such dead letter. */
-  async requeue(id: string): Promise<boolean> {
+  /** `retry`: re-queued with a fresh retry window; `drop`: for good. False when there is no such dead letter. */
+  async resolveDeadLetter(id: string, command: "retry" | "drop"): Promise<boolean> {
     const job = await this.queue.getJob(id);
     if (!job || (await job.getState()) !== "failed") return false;
-    await job.updateData({ ...job.data, retryFrom: Date.now() });
-    await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
-    return true;
-  }
-
-  /** For good. False when there is no such dead letter. */
-  async drop(id: string): Promise<boolean> {
-    const job = await this.queue.getJob(id);
-    if (!job || (await job.getState()) !== "failed") return false;
-    await job.remove();
+    if (command === "drop") await job.remove();
+    else {
+      await job.updateData({ ...job.data, retryFrom: Date.now() });
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+    }
     return true;
   }
 

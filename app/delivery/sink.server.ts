@@ -37,29 +37,23 @@ export class SignupSink {
   async healthy(now = Date.now()): Promise<boolean> {
     if (this.lastFailedWriteAt !== null && now - this.lastFailedWriteAt < FAILED_WRITE_MEMORY_MS) return false;
     if (this.health && now - this.health.checkedAt < HEALTH_CACHE_MS) return this.health.healthy;
-    let healthy: boolean;
-    try {
-      await (await open(this.path, "a", FILE_MODE)).close();
-      const disk = await statfs(dirname(this.path));
-      healthy = disk.bavail * disk.bsize >= MIN_FREE_BYTES;
-    } catch {
-      healthy = false;
-    }
+    const healthy = await open(this.path, "a", FILE_MODE)
+      .then((handle) => handle.close())
+      .then(() => statfs(dirname(this.path)))
+      .then((disk) => disk.bavail * disk.bsize >= MIN_FREE_BYTES)
+      .catch(() => false);
     this.health = { healthy, checkedAt: now };
     return healthy;
   }
 
   private async appendLine(submission: Submission): Promise<RelayOutcome> {
     const line = Buffer.from(`${JSON.stringify(submission)}\n`, "utf8");
-    let handle: FileHandle;
+    let handle: FileHandle | undefined;
+    let sizeBefore: number | undefined;
     try {
       mkdirSync(dirname(this.path), { recursive: true });
       handle = await open(this.path, "a", FILE_MODE);
-    } catch (error) {
-      return this.failure(error);
-    }
-    const sizeBefore = (await handle.stat().catch(() => null))?.size;
-    try {
+      sizeBefore = (await handle.stat().catch(() => null))?.size;
       if (sizeBefore === undefined) throw Object.assign(new Error("cannot stat"), { code: "EIO" });
       for (let offset = 0; offset < line.length;) {
         const { bytesWritten } = await handle.write(line, offset, line.length - offset);
@@ -74,10 +68,10 @@ export class SignupSink {
       return { ok: true, queued: false };
     } catch (error) {
       // No partial line may stay behind for the next one to be glued onto.
-      if (sizeBefore !== undefined) await handle.truncate(sizeBefore).catch(() => {});
+      if (sizeBefore !== undefined) await handle?.truncate(sizeBefore).catch(() => {});
       return this.failure(error);
     } finally {
-      await handle.close().catch(() => {});
+      await handle?.close().catch(() => {});
     }
   }
 

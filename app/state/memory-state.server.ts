@@ -4,7 +4,6 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
-  MEMORY_LEDGER_ENTRIES,
   limitOver,
   ledgerEntry,
   type Ledger,
@@ -14,7 +13,7 @@ import {
 
 /** The embedded default: everything in this process's memory, for a single instance. */
 export function memoryState(): SharedState {
-  const entries = new LRUCache<string, string>({ max: MEMORY_LEDGER_ENTRIES });
+  const entries = new LRUCache<string, string>({ max: 200_000 });
   const ledger: Ledger = {
     async claim(key, holdMs, holder) {
       const current = ledgerEntry(entries.get(key)).state;

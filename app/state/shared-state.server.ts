@@ -51,8 +51,6 @@ export type SharedState = {
 
 /** How long a failed attempt's outcome is kept for those waiting on it; a retry after it relays afresh. */
 export const FAILED_TTL_MS = 15_000;
-/** How many submissions one instance's memory remembers at most; the oldest go first. */
-export const MEMORY_LEDGER_ENTRIES = 200_000;
 
 /** The same in memory and in Redis. */
 export const LEDGER_VALUES = { RELAYED: "relayed", IN_FLIGHT: "in-flight", FAILED: "failed:" } as const;
