@@ -1,3 +1,6 @@
+import { percentDecoded } from "~/server/percent-decoding.server";
+import { basicCredentials } from "./webhook.server";
+
 const SHOWN_TEXT_LIMIT = 200;
 const HIDDEN = "[…]";
 
@@ -66,7 +69,6 @@ function secretsOf(webhookUrl: string): Secret[] {
   const url = new URL(webhookUrl);
   const withoutCredentials = new URL(url);
   withoutCredentials.username = withoutCredentials.password = "";
-  const credentials = url.username || url.password ? `${safeDecode(url.username)}:${safeDecode(url.password)}` : "";
   const anywhere = [
     url.href,
     withoutCredentials.href,
@@ -77,7 +79,7 @@ function secretsOf(webhookUrl: string): Secret[] {
     url.pathname.replace(/^\/+/, ""),
     url.search,
     url.search.slice(1),
-    credentials && Buffer.from(credentials).toString("base64"),
+    basicCredentials(url),
   ];
   const words = [
     ...url.pathname.split("/"),
@@ -101,13 +103,7 @@ function secretsOf(webhookUrl: string): Secret[] {
   return [...secrets].map(([text, match]) => ({ text, match })).sort((a, b) => b.text.length - a.text.length);
 }
 
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
+const safeDecode = (text: string) => percentDecoded(text) ?? text;
 
 function hide(text: string, { text: secret, match }: Secret): string {
   const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

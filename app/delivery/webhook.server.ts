@@ -1,4 +1,5 @@
 import { failureReason, postWithDeadline } from "~/server/http-client.server";
+import { percentDecoded } from "~/server/percent-decoding.server";
 import { webhookSignature } from "~/signup/signed-tokens.server";
 import type { Submission } from "./relay.server";
 
@@ -33,7 +34,7 @@ export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }
 /** The five fields with the headers of the README's "How a sign-up works"; fetch refuses a URL holding credentials. */
 export class WebhookClient {
   private readonly target: string;
-  private readonly authorization: string | null;
+  private readonly authorization: string;
 
   constructor(
     /** As configured, credentials included: what error texts must never show. */
@@ -42,11 +43,8 @@ export class WebhookClient {
     private readonly onAnswer: (answer: WebhookAnswer) => void = () => {},
   ) {
     const parsed = new URL(url);
-    const { username, password } = parsed;
-    this.authorization =
-      username || password
-        ? `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`
-        : null;
+    const credentials = basicCredentials(parsed);
+    this.authorization = credentials && `Basic ${credentials}`;
     parsed.username = parsed.password = "";
     this.target = parsed.href;
   }
@@ -78,6 +76,13 @@ export class WebhookClient {
       return { kind: "unreachable", reason: failureReason(error) };
     }
   }
+}
+
+/** `user:password` as Basic authorization spells them (base64 of the decoded text); "" when the URL holds none. */
+export function basicCredentials({ username, password }: URL): string {
+  if (!username && !password) return "";
+  const decoded = (part: string) => percentDecoded(part) ?? part;
+  return Buffer.from(`${decoded(username)}:${decoded(password)}`).toString("base64");
 }
 
 /** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */

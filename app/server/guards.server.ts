@@ -4,6 +4,7 @@ import { APP_ROOT } from "./app-files.server";
 import { PEER_ADDRESS_HEADER } from "./client-address.server";
 import { drainOnStop } from "./graceful-stop.server";
 import { logError, logEvent } from "./log.server";
+import { percentDecoded } from "./percent-decoding.server";
 
 /** True when it answered the request, false to hand it on to Remix. */
 type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
@@ -117,12 +118,7 @@ function originForm(target: string): string | undefined {
 function withDecodablePath(url: string): string {
   const queryAt = url.indexOf("?");
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
-  try {
-    decodeURIComponent(path);
-    return url;
-  } catch {
-    return path.replaceAll("%", "%25") + url.slice(path.length);
-  }
+  return percentDecoded(path) === null ? path.replaceAll("%", "%25") + url.slice(path.length) : url;
 }
 
 function refuse(response: http.ServerResponse, status: number, text: string, headers: http.OutgoingHttpHeaders = {}) {

@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-files.server";
+import { percentDecoded } from "./percent-decoding.server";
 
 /**
  * The production settings, read and validated once at start-up: only what ops must or may set. Tuning values
@@ -40,22 +41,14 @@ export const FETCH_BLOCKED_PORTS: ReadonlySet<string> = new Set(
 
 const MIN_SECRET_LENGTH = 32;
 
+const decodes = (part: string) => percentDecoded(part) !== null;
+
 const httpUrl = (what: string) =>
   z
     .url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` })
     .refine((url) => !URL.canParse(url) || !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
       error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
     });
-
-/** Whether a URL's part can be percent-decoded. */
-function decodes(part: string): boolean {
-  try {
-    decodeURIComponent(part);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** "https://prevly.com.br/" → "https://prevly.com.br": the scheme, host and port alone. */
 const publicOrigin = z
@@ -82,7 +75,7 @@ const schema = z
     // Link previews need absolute addresses; the request's Host is the visitor's to choose.
     PUBLIC_URL: publicOrigin.optional(),
     WEBHOOK_URL: httpUrl("the automation webhook")
-      .refine((url) => !URL.canParse(url) || (decodes(new URL(url).username) && decodes(new URL(url).password)), {
+      .refine((url) => !URL.canParse(url) || [new URL(url).username, new URL(url).password].every(decodes), {
         error: "holds credentials that are not valid percent-encoding (write a % in them as %25)",
       })
       .optional(),

@@ -238,11 +238,8 @@ export class Signup {
   }
 
   /** `signupId`, the address's ledger key, is the job id and Idempotency-Key: a retry is one sign-up (decision 016). */
-  private async relayOnce(
-    { email, proof, userAgent, ts }: Candidate,
-    signupId: string,
-    deadline: number,
-  ): Promise<SignupOutcome> {
+  private async relayOnce(candidate: Candidate, signupId: string, deadline: number): Promise<SignupOutcome> {
+    const { email, proof, userAgent, ts } = candidate;
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
     const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });

@@ -1,3 +1,5 @@
+import { percentDecoded } from "~/server/percent-decoding.server";
+
 const MAX_BODY_BYTES = 16 * 1024;
 
 export class BodyError extends Error {
@@ -64,9 +66,7 @@ function strictUtf8Decode(bytes: Uint8Array): string {
 }
 
 function decodeComponent(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, " "));
-  } catch {
-    throw new BodyError(400, "malformed percent-encoding");
-  }
+  const decoded = percentDecoded(raw.replace(/\+/g, " "));
+  if (decoded === null) throw new BodyError(400, "malformed percent-encoding");
+  return decoded;
 }

@@ -45,7 +45,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     commandTimeout: REDIS_TIMEOUT_MS,
     connectTimeout: 10 * REDIS_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(100 * attempt, MAX_RECONNECT_DELAY_MS),
-    // A Redis that answers "LOADING" is not ready yet; commands wait for the ready state.
+    // A Redis that answers "LOADING" is not ready yet: commands are refused until it is.
     enableReadyCheck: true,
   }) as LedgerClient;
   client.defineCommand("claimSubmission", { numberOfKeys: 1, lua: CLAIM_SCRIPT });
