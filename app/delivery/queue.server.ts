@@ -14,8 +14,16 @@ export const DELIVERY_LOCK_MS = 2 * WEBHOOK_TIMEOUT_MS;
 const STALLED_CHECK_MS = WEBHOOK_TIMEOUT_MS;
 /** Each time a worker died mid-attempt counts as a stall; past this many the job is dead-lettered. */
 const MAX_STALLS = 10;
-/** Delivered jobs are kept this long, so their id (the submission) is not queued again meanwhile. */
-const KEEP_DELIVERED_SECONDS = 60 * 60;
+/**
+ * Tried until its retry window is over (the backoff ends it); kept an hour once delivered, so its id (the sign-up)
+ * is not queued again meanwhile; kept when it failed for good, as the dead-letter list.
+ */
+const JOB_OPTIONS = {
+  attempts: Number.MAX_SAFE_INTEGER,
+  backoff: { type: "window" },
+  removeOnComplete: { age: 60 * 60 },
+  removeOnFail: false,
+};
 export const QUEUE_NAME = "delivery";
 
 /** `retryFrom`: when its retry window began (it restarts when ops re-queue it). */
@@ -39,14 +47,10 @@ class RetryLater extends Error {
   }
 }
 
-/** Attempt n waits half to all of FIRST_RETRY_MS × 2^(n-1), capped; never sooner than Retry-After (capped too). */
-export function retryDelayMs(attemptsMade: number, retryAfterMs: number | null, random = Math.random): number {
-  const ceiling = Math.min(MAX_RETRY_INTERVAL_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attemptsMade - 1));
-  const jittered = Math.round(ceiling / 2 + (random() * ceiling) / 2);
-  return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS));
-}
-
-/** Null once the window is over; the last attempt lands on its end, not a wait before it (or as Retry-After asks). */
+/**
+ * Attempt n waits half to all of FIRST_RETRY_MS × 2^(n-1), capped, never sooner than Retry-After (capped too); null
+ * once the window is over, whose end the last attempt lands on, not a wait before it (or as Retry-After asks).
+ */
 export function nextAttemptInMs(
   attemptsMade: number,
   retryAfterMs: number | null,
@@ -55,9 +59,10 @@ export function nextAttemptInMs(
   random = Math.random,
 ): number | null {
   if (now >= windowEnd) return null;
-  const delay = retryDelayMs(attemptsMade, retryAfterMs, random);
-  if (now + delay <= windowEnd) return delay;
-  return Math.max(windowEnd - now, Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS));
+  const asked = Math.min(retryAfterMs ?? 0, MAX_RETRY_INTERVAL_MS);
+  const ceiling = Math.min(MAX_RETRY_INTERVAL_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attemptsMade - 1));
+  const delay = Math.max(Math.round(ceiling / 2 + (random() * ceiling) / 2), asked);
+  return now + delay <= windowEnd ? delay : Math.max(windowEnd - now, asked);
 }
 
 /** Why a delivery attempt failed, for the log and the dead-letter list (never the webhook's URL or text). */
@@ -85,17 +90,7 @@ export class DeliveryQueue {
   /** One atomic step: a job is in Redis or not, never half there. */
   readonly relay: Relay = async (submission, { key }) => {
     try {
-      await this.queue.add(
-        "signup",
-        { submission, retryFrom: Date.now() },
-        {
-          jobId: key,
-          attempts: Number.MAX_SAFE_INTEGER,
-          backoff: { type: "window" },
-          removeOnComplete: { age: KEEP_DELIVERED_SECONDS },
-          removeOnFail: false,
-        },
-      );
+      await this.queue.add("signup", { submission, retryFrom: Date.now() }, { ...JOB_OPTIONS, jobId: key });
       return { ok: true, queued: true };
     } catch (error) {
       return { ok: false, kind: "queue", reason: reasonOf(error) };
