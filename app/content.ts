@@ -194,6 +194,12 @@ export const content = {
     link: "Return to Home",
     metaTitle: `Página não encontrada — ${NAME}`,
   },
+  /** What the root's error boundary shows when a page cannot be rendered. */
+  error: {
+    title: "Algo deu errado",
+    description: (status: number) => `Erro ${status}. Tente novamente em instantes.`,
+    link: "Voltar para o início",
+  },
 } as const;
 
 export type FeatureIcon = (typeof content.features.items)[number]["icon"];

@@ -38,10 +38,10 @@ export function ErrorBoundary() {
   const status = isRouteErrorResponse(error) ? error.status : 500;
   return (
     <main className="mx-auto flex min-h-screen max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
-      <h1 className="text-2xl font-bold">Algo deu errado</h1>
-      <p className="text-ink-700">Erro {status}. Tente novamente em instantes.</p>
+      <h1 className="text-2xl font-bold">{content.error.title}</h1>
+      <p className="text-ink-700">{content.error.description(status)}</p>
       <a className="font-semibold text-brand-700 underline" href="/">
-        Voltar para o início
+        {content.error.link}
       </a>
     </main>
   );
