@@ -12,8 +12,7 @@ export function publicErrorText(body: string, webhookUrl: string, cut = false): 
   text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
   for (const secret of secretsOf(webhookUrl)) text = hide(text, secret);
   text = text
-    .replace(/[<>]/g, " ")
-    .replace(/[\p{C}\s]+/gu, " ")
+    .replace(/[<>\p{C}\s]+/gu, " ")
     .replace(/\[…\](?:\s*[/?&=#:.]*\s*\[…\])+/g, HIDDEN)
     .trim();
   return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
@@ -25,7 +24,7 @@ function decodeEscapes(text: string): string {
     .replace(/\\\//g, "/")
     .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (reference, code: string) => {
-      const point = code[0] === "x" || code[0] === "X" ? parseInt(code.slice(1), 16) : Number(code);
+      const point = Number(code.replace(/^x/i, "0x"));
       return point <= 0x10ffff ? String.fromCodePoint(point) : reference;
     })
     .replace(/(?:%[0-9a-f]{2})+/gi, safeDecode);
@@ -34,17 +33,14 @@ function decodeEscapes(text: string): string {
 /** `{"message": "…"}` and the like: what the automation meant to say. */
 function jsonMessage(text: string): string | null {
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== "object" || value === null) return null;
-    for (const key of ["message", "error", "detail", "title"]) {
-      const field = (value as Record<string, unknown>)[key];
-      const message = typeof field === "object" && field !== null ? (field as { message?: unknown }).message : field;
-      if (typeof message === "string") return message;
+    const value = JSON.parse(text) as Record<string, { message?: unknown } | null> | null;
+    for (const field of ["message", "error", "detail", "title"].map((key) => value?.[key])) {
+      for (const message of [field, field?.message]) if (typeof message === "string") return message;
     }
-    return null;
   } catch {
-    return null;
+    // Not JSON: an HTML page or plain text.
   }
+  return null;
 }
 
 const HTML_ENTITIES: Record<string, string> = { nbsp: " ", lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" };
@@ -58,7 +54,7 @@ function htmlText(text: string): string | null {
 }
 
 /** How a secret is looked for: exactly, as a whole word, or `loose` (see `hide`). */
-type Secret = { text: string; match: "anywhere" | "word" | "loose" };
+type Secret = [text: string, match: "anywhere" | "word" | "loose"];
 
 /** A URL part at least this long is hidden wherever it stands, whatever separates its words. */
 const LOOSE_MIN_LENGTH = 8;
@@ -89,7 +85,7 @@ function secretsOf(webhookUrl: string): Secret[] {
     url.password,
     url.port,
   ];
-  const secrets = new Map<string, Secret["match"]>();
+  const secrets = new Map<string, Secret[1]>();
   const parts = [...words.map((part) => [part, true] as const), ...anywhere.map((part) => [part, false] as const)];
   for (const [part, asWords] of parts) {
     if (!part || part === "/") continue;
@@ -100,12 +96,12 @@ function secretsOf(webhookUrl: string): Secret[] {
       secrets.set(spelling, match);
     }
   }
-  return [...secrets].map(([text, match]) => ({ text, match })).sort((a, b) => b.text.length - a.text.length);
+  return [...secrets].sort(([a], [b]) => b.length - a.length);
 }
 
 const safeDecode = (text: string) => percentDecoded(text) ?? text;
 
-function hide(text: string, { text: secret, match }: Secret): string {
+function hide(text: string, [secret, match]: Secret): string {
   const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const pattern =
     match === "anywhere"
