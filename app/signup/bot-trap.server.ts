@@ -36,17 +36,11 @@ export class BotTrap {
     if (name === null && token === null) return { kind: "bot", why: "bot-trap fields missing" };
     if (name !== "") return { kind: "bot", why: name === null ? "bot-trap field missing" : "bot-trap field filled" };
     if (typeof token !== "string" || token === "") return { kind: "bot", why: "timestamp missing" };
-    const validFrom = this.validFrom(token);
-    if (validFrom === null) return { kind: "unreadable" };
+    const match = VALID_FROM_TOKEN.exec(token);
+    if (!match || !this.tokens.verify("bot-trap", [match[1]!], match[2]!)) return { kind: "unreadable" };
+    const validFrom = Number(match[1]);
     if (validFrom > now) return { kind: "bot", why: "sent too fast" };
     if (now - (validFrom - MIN_SUBMIT_MS) > FORM_MAX_AGE_MS) return { kind: "stale" };
     return { kind: "human" };
-  }
-
-  /** Null when it was not signed with this secret. */
-  private validFrom(token: string): number | null {
-    const match = VALID_FROM_TOKEN.exec(token);
-    if (!match || !this.tokens.verify("bot-trap", [match[1]!], match[2]!)) return null;
-    return Number(match[1]);
   }
 }

@@ -59,8 +59,10 @@ export class CallGate {
     try {
       return await call();
     } finally {
-      // The turn passes straight on, so no newcomer can slip in between.
-      const waiter = this.takeNext();
+      // The turn passes straight on, so no newcomer can slip in between: to the lowest rank, then the newest
+      // arrival (the list stays sorted, so each sort is a pass over it).
+      this.waiting.sort((a, b) => a.rank - b.rank || b.arrival - a.arrival);
+      const waiter = this.waiting.shift();
       if (waiter) waiter.start();
       else this.running -= 1;
     }
@@ -83,11 +85,5 @@ export class CallGate {
       }, deadline - Date.now());
       this.waiting.push(waiter);
     });
-  }
-
-  /** The lowest rank, then the newest arrival (the list stays sorted, so each sort is a pass over it). */
-  private takeNext(): Waiter | undefined {
-    this.waiting.sort((a, b) => a.rank - b.rank || b.arrival - a.arrival);
-    return this.waiting.shift();
   }
 }

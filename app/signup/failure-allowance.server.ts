@@ -49,7 +49,10 @@ export class FailureAllowance {
       // A refused take still counted its points.
       await this.held.refund(address, FAILURE);
       if ((await this.failures.used(address)) >= ALLOWANCE) return "exhausted";
-      if (!(await this.nextSettled(address, deadline))) return "exhausted";
+      // Verifications in flight hold it: wait for one of the address's here, or a moment for other instances'.
+      const wait = Math.min(RECHECK_MS, deadline - Date.now());
+      if (wait <= 0) return "exhausted";
+      await once(this.settled, address, { signal: AbortSignal.timeout(wait) }).catch(() => undefined);
     }
   }
 
@@ -70,13 +73,5 @@ export class FailureAllowance {
       }
       this.settled.emit(address);
     }
-  }
-
-  /** Waits for one of the address's verifications here, or a moment for other instances'; false past `deadline`. */
-  private async nextSettled(address: string, deadline: number): Promise<boolean> {
-    const wait = Math.min(RECHECK_MS, deadline - Date.now());
-    if (wait <= 0) return false;
-    await once(this.settled, address, { signal: AbortSignal.timeout(wait) }).catch(() => undefined);
-    return true;
   }
 }

@@ -64,9 +64,8 @@ export function answerFor(outcome: SignupOutcome): { status: number; notice: Not
 }
 
 export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): SignupOutcome {
-  if (outcome.kind === "status") {
+  if (outcome.kind === "status")
     return { code: "webhook-status", status: outcome.status, statusText: outcome.statusText, text: outcome.text };
-  }
   // Nothing was acknowledged: the visitor sends again once Redis is back.
   if (outcome.kind === "queue") return { code: "store-unavailable", detail: `queue: ${outcome.reason}` };
   return { code: outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: outcome.reason };

@@ -192,12 +192,10 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    const refusal = await this.verify(candidate, visit);
+    // The budgets once the proof holds, and before the day's ledger, so an address already listed spends and is
+    // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
+    const refusal = (await this.verify(candidate, visit)) ?? (await this.overBudget(candidate.proof));
     if (refusal) return { code: refusal };
-    // Before the day's ledger, so an address already listed spends and is refused alike: a refusal
-    // that only new addresses got would tell anyone who is on the list.
-    const overBudget = await this.overBudget(candidate.proof);
-    if (overBudget) return { code: overBudget };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
     if (once.kind === "unavailable") return { code: "store-unavailable", detail: once.why };

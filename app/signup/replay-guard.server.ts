@@ -14,6 +14,8 @@ type OnceResult<Outcome> =
   /** The ledger could not be asked, or the instance relaying this submission vanished: nothing was relayed here. */
   | { kind: "unavailable"; why: string };
 
+const duplicateOf = <Outcome>(outcome: Outcome): OnceResult<Outcome> => ({ kind: "done", outcome, duplicate: true });
+
 /** Once per key across instances (decision 007): duplicates here share the promise, elsewhere wait on the ledger. */
 export class ReplayGuard<Outcome> {
   private readonly inFlight = new Map<string, Promise<OnceResult<Outcome>>>();
@@ -30,7 +32,6 @@ export class ReplayGuard<Outcome> {
       relayed: Outcome;
       /** Whether an outcome is a relay, remembered `rememberMs`; any other is kept for those waiting on it. */
       isRelay: (outcome: Outcome) => boolean;
-      /** How long a relay is remembered. */
       rememberMs: number;
     },
   ) {}
@@ -40,10 +41,9 @@ export class ReplayGuard<Outcome> {
   }
 
   once(key: string, relay: () => Promise<Outcome>): Promise<OnceResult<Outcome>> {
-    if (this.unsettled.has(key))
-      return Promise.resolve({ kind: "done", outcome: this.options.relayed, duplicate: true });
+    if (this.unsettled.has(key)) return Promise.resolve(duplicateOf(this.options.relayed));
     const shared = this.inFlight.get(key);
-    if (shared) return shared.then((result) => (result.kind === "done" ? { ...result, duplicate: true } : result));
+    if (shared) return shared.then((result) => (result.kind === "done" ? duplicateOf(result.outcome) : result));
     const run = this.claimAndRelay(key, relay).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, run);
     return run;
@@ -59,7 +59,7 @@ export class ReplayGuard<Outcome> {
       this.ledger.release(key, holder).catch(() => undefined);
       return { kind: "unavailable", why: `ledger: ${reasonOf(error)}` };
     }
-    if (claim === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
+    if (claim === "relayed") return duplicateOf(this.options.relayed);
     if (claim === "in-flight") return this.outcomeOfAnother(key);
 
     const outcome = await relay();
@@ -111,9 +111,8 @@ export class ReplayGuard<Outcome> {
       } catch (error) {
         return { kind: "unavailable", why: `ledger: ${reasonOf(error)}` };
       }
-      if (entry.state === "relayed") return { kind: "done", outcome: this.options.relayed, duplicate: true };
-      if (entry.state === "failed")
-        return { kind: "done", outcome: JSON.parse(entry.outcome) as Outcome, duplicate: true };
+      if (entry.state === "relayed") return duplicateOf(this.options.relayed);
+      if (entry.state === "failed") return duplicateOf(JSON.parse(entry.outcome) as Outcome);
       if (entry.state === "unknown") return { kind: "unavailable", why: "its claim was given up or expired unsettled" };
     }
     return { kind: "unavailable", why: "waited too long for another instance" };

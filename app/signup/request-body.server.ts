@@ -25,7 +25,7 @@ export async function readUrlEncodedForm(request: Request, singleFields: readonl
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
   if (declaredLength > MAX_BODY_BYTES) throw new BodyError(413, "declared body too large");
 
-  const text = strictUtf8Decode(await readAtMost(request, MAX_BODY_BYTES));
+  const text = await readUtf8(request, MAX_BODY_BYTES);
   const form = new FormData();
   for (const pair of text.split("&")) {
     if (pair === "") continue;
@@ -38,8 +38,9 @@ export async function readUrlEncodedForm(request: Request, singleFields: readonl
   return form;
 }
 
-async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
+/** At most `limit` bytes, decoded strictly. */
+async function readUtf8(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -54,12 +55,8 @@ async function readAtMost(request: Request, limit: number): Promise<Uint8Array> 
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
-}
-
-function strictUtf8Decode(bytes: Uint8Array): string {
   try {
-    return strictUtf8.decode(bytes);
+    return strictUtf8.decode(Buffer.concat(chunks));
   } catch {
     throw new BodyError(400, "body is not UTF-8");
   }
