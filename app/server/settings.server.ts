@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-files.server";
+import { reasonOf } from "./log.server";
 import { percentDecoded } from "./percent-decoding.server";
 
 /**
@@ -63,9 +64,10 @@ const publicOrigin = z
   )
   .transform((url) => new URL(url).origin);
 
+/** One message whichever check fails: a schema's own error is zod's message for its checks too. */
 const wholeNumber = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  return z.coerce.number({ error }).int().min(min).max(max);
 };
 
 const schema = z
@@ -140,9 +142,8 @@ export function withSigningSecret(settings: Settings): SignedSettings {
   try {
     return { ...settings, SIGNUP_SECRET: keptSecret(path) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError(
-      `Invalid configuration: SIGNUP_SECRET is not set and ${path} cannot keep a generated one: ${reason}`,
+      `Invalid configuration: SIGNUP_SECRET is not set and ${path} cannot keep a generated one: ${reasonOf(error)}`,
     );
   }
 }
