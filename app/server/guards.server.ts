@@ -104,20 +104,18 @@ export function installServerPlumbing(): void {
 }
 
 /** The path and query of an origin-form target; `//x` is a path here, never another host. */
-const parseTarget = (target: string) => (URL.canParse(`http://site${target}`) ? new URL(`http://site${target}`) : null);
+const parseTarget = (target: string) => URL.parse(`http://site${target}`);
 
 /** The request target as a path (`/a?b`; an absolute-form target cut to it), or undefined when it names none (`*`). */
 function originForm(target: string): string | undefined {
   if (target.startsWith("/")) return target;
-  if (!URL.canParse(target)) return undefined;
-  const { protocol, pathname, search } = new URL(target);
-  return protocol === "http:" || protocol === "https:" ? pathname + search : undefined;
+  const url = URL.parse(target);
+  return url?.protocol === "http:" || url?.protocol === "https:" ? url.pathname + url.search : undefined;
 }
 
 /** express answers a path it cannot percent-decode (`/%`) with its English 400: escaped, it reaches our 404. */
 function withDecodablePath(url: string): string {
-  const queryAt = url.indexOf("?");
-  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const path = url.split("?", 1)[0]!;
   return percentDecoded(path) === null ? path.replaceAll("%", "%25") + url.slice(path.length) : url;
 }
 

@@ -23,7 +23,7 @@ export function documentCsp(html: string, { development = false } = {}): string 
   const scriptHashes = inlineScriptHashes(html).map((hash) => `'sha256-${hash}'`);
   return [
     "default-src 'self'",
-    `script-src 'self' ${scriptHashes.join(" ")} ${HCAPTCHA_HOSTS}`.replace(/ +/g, " "),
+    `script-src ${["'self'", ...scriptHashes, HCAPTCHA_HOSTS].join(" ")}`,
     `style-src 'self' 'unsafe-inline' ${HCAPTCHA_HOSTS}`,
     `frame-src ${HCAPTCHA_HOSTS}`,
     // The dev server's live reload talks over a websocket.

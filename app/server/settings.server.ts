@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "no
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-files.server";
+import { reasonOf } from "./log.server";
 import { percentDecoded } from "./percent-decoding.server";
 
 /**
@@ -41,21 +42,18 @@ export const FETCH_BLOCKED_PORTS: ReadonlySet<string> = new Set(
 
 const MIN_SECRET_LENGTH = 32;
 
-const decodes = (part: string) => percentDecoded(part) !== null;
+/** An http(s) URL; `abort` keeps the refinements after it from reading one it refused. */
+const httpUrl = (error: string) => z.url({ protocol: /^https?$/, error, abort: true });
 
-const httpUrl = (what: string) =>
-  z
-    .url({ protocol: /^https?$/, error: `must be an http(s) URL (${what})` })
-    .refine((url) => !URL.canParse(url) || !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
-      error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
-    });
+const outgoingUrl = (what: string) =>
+  httpUrl(`must be an http(s) URL (${what})`).refine((url) => !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
+    error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
+  });
 
 /** "https://prevly.com.br/" → "https://prevly.com.br": the scheme, host and port alone. */
-const publicOrigin = z
-  .url({ protocol: /^https?$/, error: "must be the page's public address, an http(s) URL like https://prevly.com.br" })
+const publicOrigin = httpUrl("must be the page's public address, an http(s) URL like https://prevly.com.br")
   .refine(
     (url) => {
-      if (!URL.canParse(url)) return true; // already refused as no URL
       const { pathname, search, hash, username, password } = new URL(url);
       return pathname === "/" && !search && !hash && !username && !password;
     },
@@ -63,9 +61,10 @@ const publicOrigin = z
   )
   .transform((url) => new URL(url).origin);
 
+/** One message whichever check fails: a schema's own error is zod's message for its checks too. */
 const wholeNumber = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  return z.coerce.number({ error }).int().min(min).max(max);
 };
 
 const schema = z
@@ -74,8 +73,8 @@ const schema = z
     PORT: wholeNumber(1, 65535).optional(),
     // Link previews need absolute addresses; the request's Host is the visitor's to choose.
     PUBLIC_URL: publicOrigin.optional(),
-    WEBHOOK_URL: httpUrl("the automation webhook")
-      .refine((url) => !URL.canParse(url) || [new URL(url).username, new URL(url).password].every(decodes), {
+    WEBHOOK_URL: outgoingUrl("the automation webhook")
+      .refine((url) => [new URL(url).username, new URL(url).password].every((part) => percentDecoded(part) !== null), {
         error: "holds credentials that are not valid percent-encoding (write a % in them as %25)",
       })
       .optional(),
@@ -87,7 +86,7 @@ const schema = z
       .default("prevly-landing"),
     HCAPTCHA_SITE_KEY: z.string().trim().min(1).default(HCAPTCHA_TEST_SITE_KEY),
     HCAPTCHA_SECRET: z.string().trim().min(1).optional(),
-    HCAPTCHA_VERIFY_URL: httpUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
+    HCAPTCHA_VERIFY_URL: outgoingUrl("hCaptcha siteverify").default("https://api.hcaptcha.com/siteverify"),
     SIGNUP_SECRET: z
       .string()
       .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
@@ -140,9 +139,8 @@ export function withSigningSecret(settings: Settings): SignedSettings {
   try {
     return { ...settings, SIGNUP_SECRET: keptSecret(path) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError(
-      `Invalid configuration: SIGNUP_SECRET is not set and ${path} cannot keep a generated one: ${reason}`,
+      `Invalid configuration: SIGNUP_SECRET is not set and ${path} cannot keep a generated one: ${reasonOf(error)}`,
     );
   }
 }
