@@ -24,7 +24,6 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const navigation = useNavigation();
   const hydrated = useSyncExternalStore(subscribe, inBrowser, onServer);
   const formRef = useRef<HTMLFormElement>(null);
-  const emailRef = useRef<HTMLInputElement>(null);
   const [enhance, setEnhance] = useState(false);
   const [captchaToken, setCaptchaToken] = useState("");
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
@@ -50,11 +49,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     return () => observer.disconnect();
   }, [enhance]);
 
+  // Signed up: the fields start empty for the next address (hidden and controlled ones keep their values).
   useEffect(() => {
-    if (!result?.ok) return;
-    if (emailRef.current) emailRef.current.value = "";
-    const answer = document.getElementById(QUESTION_ANSWER_ID);
-    if (answer instanceof HTMLInputElement) answer.value = "";
+    if (result?.ok) formRef.current?.reset();
   }, [result]);
 
   // The control that asked for the question is gone: the cursor goes where the answer is typed.
@@ -89,7 +86,6 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           {signup.emailLabel}
         </label>
         <input
-          ref={emailRef}
           id={EMAIL_INPUT_ID}
           name={FIELD.email}
           type="email"

@@ -32,12 +32,7 @@ export function createDelivery(
   if (settings.RELAY_MODE === "direct") return { relay: directRelay(webhook, onDelivered), healthy, queued: false };
 
   const queue = new DeliveryQueue(redis!, settings.SIGNUP_SOURCE);
-  queue.start({
-    webhook,
-    retryWindowMs: settings.RELAY_RETRY_HOURS * 60 * 60 * 1000,
-    ratePerSecond: settings.RELAY_LIMIT_PER_SECOND,
-    onDelivered,
-  });
+  queue.start({ webhook, settings, onDelivered });
   metrics?.watch(queue);
   onStop(() => queue.stop());
   return { relay: queue.relay, healthy, queued: true };

@@ -1,6 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { logEvent, reasonOf } from "~/server/log.server";
+import type { Settings } from "~/server/settings.server";
 import type { Relay, Submission } from "./relay.server";
 import { isRetryable, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookClient } from "./webhook.server";
 
@@ -31,9 +32,8 @@ type DeliveryJob = { submission: Submission; retryFrom: number };
 
 type Workers = {
   webhook: WebhookClient;
-  retryWindowMs: number;
-  /** Deliveries a second across every instance: what the automation accepts. */
-  ratePerSecond: number;
+  /** The retry window, and deliveries a second across every instance: what the automation accepts. */
+  settings: Pick<Settings, "RELAY_RETRY_HOURS" | "RELAY_LIMIT_PER_SECOND">;
   onDelivered: (latencyMs: number) => void;
 };
 
@@ -98,6 +98,7 @@ export class DeliveryQueue {
   };
 
   start(delivery: Workers): void {
+    const retryWindowMs = delivery.settings.RELAY_RETRY_HOURS * 60 * 60 * 1000;
     this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
       // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
       connection: this.redis.duplicate({
@@ -107,7 +108,7 @@ export class DeliveryQueue {
       }),
       prefix: this.prefix,
       concurrency: DELIVERY_CONCURRENCY,
-      limiter: { max: delivery.ratePerSecond, duration: 1000 },
+      limiter: { max: delivery.settings.RELAY_LIMIT_PER_SECOND, duration: 1000 },
       lockDuration: DELIVERY_LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
       maxStalledCount: MAX_STALLS,
@@ -115,7 +116,7 @@ export class DeliveryQueue {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
           const retryAfter = error instanceof RetryLater ? error.retryAfterMs : null;
           const delay = job
-            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + delivery.retryWindowMs)
+            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + retryWindowMs)
             : null;
           if (delay !== null) return delay;
           logEvent("delivery-dead-lettered", { job: job?.id, attempts: attemptsMade, reason: "retry window over" });
