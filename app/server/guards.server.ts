@@ -25,8 +25,8 @@ const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsC
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 /** How long the rest of a refused upload is read after the answer, before the connection closes. */
 const LINGER_MS = 2_000;
-/** A port past 65535 matches HOST but throws in Remix's `new URL()`: a 500 with a stack on every route. */
-const isUrlHost = (host: string) => HOST.test(host) && Number(/:(\d+)$/.exec(host)?.[1] ?? 0) <= 65535;
+/** HOST's shape still lets through what Remix's `new URL()` throws on (`999.999.999.999`, a port past 65535). */
+const isUrlHost = (host: string) => HOST.test(host) && URL.canParse(`http://${host}/`);
 const LISTEN_ERRORS = new Map([
   ["EADDRINUSE", "it is already in use"],
   ["EACCES", "permission denied"],
