@@ -11,6 +11,7 @@ export const FORM_MAX_AGE_MS = 2 * 60 * 60 * 1000;
 /** Named so that form-filling bots fill the first one in. */
 const NAME_FIELD = "name__confirm";
 const VALID_FROM_FIELD = "from__confirm";
+export const BOT_TRAP_FIELDS = [NAME_FIELD, VALID_FROM_FIELD];
 /** A signed "valid from" time: milliseconds since 1970 (13 digits), a dot, its MAC. */
 const VALID_FROM_TOKEN = new RegExp(`^([1-9]\\d{12})\\.(${MAC_PATTERN})$`);
 

@@ -5,7 +5,7 @@ import { admitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.serve
 import { logEvent, maskEmail } from "~/server/log.server";
 import type { SignedSettings } from "~/server/settings.server";
 import type { SharedState } from "~/state/shared-state.server";
-import { BotTrap } from "./bot-trap.server";
+import { BOT_TRAP_FIELDS, BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
 import { FailureAllowance } from "./failure-allowance.server";
@@ -35,6 +35,9 @@ const CLAIM_MARGIN_MS = 1_000;
 const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 /** The list cannot be used to flood someone's inbox with the automation's confirmation e-mails. */
 const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/** Read once each: a second value would go unread, and could hide a filled bot trap behind an empty one. */
+const SINGLE_FIELDS = [...Object.values(FIELD), ...BOT_TRAP_FIELDS];
 
 type Proof = { kind: "captcha"; token: string } | { kind: "question"; token: string; answer: string };
 
@@ -129,7 +132,7 @@ export class Signup {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
     let form: FormData;
     try {
-      form = await readUrlEncodedForm(request, Object.values(FIELD));
+      form = await readUrlEncodedForm(request, SINGLE_FIELDS);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       return { code: "unreadable", status: error.status, detail: error.message };

@@ -60,7 +60,7 @@ function formFields(fields: Record<string, string>): Record<string, string> {
   return { ...visitorFields(SECRET), ...fields };
 }
 
-function post(fields: Record<string, string>, headers: Record<string, string> = {}): Request {
+function post(fields: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Request {
   return new Request("http://localhost/?index", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": USER_AGENT, ...headers },
@@ -482,6 +482,16 @@ describe("bot trap", () => {
     expect(result).toMatchObject({ ok: true, notice: SUCCESS });
     expect(standIn.received.webhook).toHaveLength(0);
     expect(JSON.parse(logs[0]!)).toMatchObject({ outcome: "bot" });
+  });
+
+  it("a filled copy of the hidden field behind an empty one is refused unread, and relays nothing", async () => {
+    const signup = makeSignup();
+    const fields = new URLSearchParams(formFields({ email: "bot@exemplo.com", hcaptchaToken: token() }));
+    fields.append(signup.formTokens().botTrap.nameField, "Robert");
+    const { status, result } = await signup.handle(post(fields));
+    expect(status).toBe(400);
+    expect(result).toMatchObject({ ok: false, notice: { title: "Envio inválido" } });
+    expect(standIn.received.webhook).toHaveLength(0);
   });
 
   it("a time no secret of ours signed earns nothing a script could use: no fresh fields, no question", async () => {
