@@ -1,33 +1,68 @@
+import { decodeHTML } from "entities";
+import { domainToUnicode } from "node:url";
 import { percentDecoded } from "~/server/percent-decoding.server";
 import { basicCredentials } from "./webhook.server";
 
 const SHOWN_TEXT_LIMIT = 200;
 const HIDDEN = "[…]";
 
-/** One short line a visitor may read: no URL, nor any part of the webhook's (n8n's 404 names its secret path). */
+/**
+ * One short line a visitor may read: no URL, nor any part of the webhook's (n8n's 404 names its secret path).
+ * "" when a part could not be hidden: the visitor then reads the status alone.
+ */
 export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
   let text = cut ? body.replace(/\s\S*$/, "") : body;
   // Invisible format characters (a soft hyphen, a zero-width space) could split a secret apart.
   text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text).replace(/\p{Cf}/gu, "");
   text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
-  for (const secret of secretsOf(webhookUrl)) text = hide(text, secret);
+  const secrets = secretsOf(webhookUrl);
+  for (const secret of secrets) text = hide(text, secret);
   text = text
     .replace(/[<>\p{C}\s]+/gu, " ")
     .replace(/\[…\](?:\s*[/?&=#:.]*\s*\[…\])+/g, HIDDEN)
     .trim();
+  if (showsSecret(text, secrets)) return "";
   return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
+}
+
+/** The last net, for a spelling nobody foresaw: a long URL part still there, however split or escaped. */
+function showsSecret(text: string, secrets: Secret[]): boolean {
+  const letters = lettersOf(decodeHTML(decodePercents(text)));
+  return secrets.some(([secret, match]) => {
+    const secretLetters = lettersOf(secret);
+    return match !== "word" && secretLetters.length >= LOOSE_MIN_LENGTH && letters.includes(secretLetters);
+  });
+}
+
+/** Its letters and digits alone, lower-case. */
+const lettersOf = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+
+/** Runs of escapes decoded until none is left (`%2573` is `%73` is `s`); where a run is no UTF-8, its ASCII ones. */
+function decodePercents(text: string): string {
+  for (let round = 0; round < 3; round++) {
+    const next = text.replace(
+      /(?:%[0-9a-f]{2})+/gi,
+      (run) =>
+        percentDecoded(run) ??
+        run.replace(/%[0-7][0-9a-f]/gi, (one) => String.fromCharCode(parseInt(one.slice(1), 16))),
+    );
+    if (next === text) break;
+    text = next;
+  }
+  return text;
 }
 
 /** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is no JSON). */
 function decodeEscapes(text: string): string {
-  return text
-    .replace(/\\\//g, "/")
-    .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (reference, code: string) => {
-      const point = Number(code.replace(/^x/i, "0x"));
-      return point <= 0x10ffff ? String.fromCodePoint(point) : reference;
-    })
-    .replace(/(?:%[0-9a-f]{2})+/gi, safeDecode);
+  return decodePercents(
+    text
+      .replace(/\\\//g, "/")
+      .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+      .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (reference, code: string) => {
+        const point = Number(code.replace(/^x/i, "0x"));
+        return point <= 0x10ffff ? String.fromCodePoint(point) : reference;
+      }),
+  );
 }
 
 /** `{"message": "…"}` and the like: what the automation meant to say. */
@@ -43,14 +78,17 @@ function jsonMessage(text: string): string | null {
   return null;
 }
 
-const HTML_ENTITIES: Record<string, string> = { nbsp: " ", lt: "<", gt: ">", quot: '"', "#39": "'", amp: "&" };
+/** Tags that split no word where they stand: `<b>secret</b>path` reads "secretpath". */
+const INLINE_TAG =
+  /<\/?(?:a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|time|tt|u|var|wbr)\b[^>]*>/gi;
 
 /** An HTML error page (nginx's 502, a proxy's 503) read as its title or its text. */
 function htmlText(text: string): string | null {
   if (!/<[a-z!/][^>]*>/i.test(text)) return null;
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
-  const visible = (title ?? text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")).replace(/<[^>]*>/g, " ");
-  return visible.replace(/&(nbsp|lt|gt|quot|#39|amp);/g, (_, name: string) => HTML_ENTITIES[name]!);
+  const withoutComments = text.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(withoutComments)?.[1];
+  const visible = title ?? withoutComments.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ");
+  return decodeHTML(visible.replace(INLINE_TAG, "").replace(/<[^>]*>/g, " "));
 }
 
 /** How a secret is looked for: exactly, as a whole word, or `loose` (see `hide`). */
@@ -71,11 +109,13 @@ function secretsOf(webhookUrl: string): Secret[] {
     url.origin,
     url.host,
     url.hostname,
+    domainToUnicode(url.hostname),
     url.pathname,
     url.pathname.replace(/^\/+/, ""),
     url.search,
     url.search.slice(1),
     basicCredentials(url),
+    Buffer.from(basicCredentials(url), "base64").toString("base64url"),
   ];
   const words = [
     ...url.pathname.split("/"),

@@ -89,6 +89,34 @@ describe("the webhook's error text shown to visitors", () => {
     expect(publicErrorText(body, WEBHOOK)).toBe(shown);
   });
 
+  it.each([
+    ["split by an HTML comment", "<html><title>Not found: 5f1c-segre<!-- -->do-9a2b</title></html>", "Not found: […]"],
+    ["split by inline tags", "<p>no route <b>5f1c-seg</b>redo-9a2b</p>", "no route […]"],
+    ["percent-encoded twice", "no route 5%25661c-segredo-9a2b", "no route […]"],
+    [
+      "percent-encoded in a run that ends in a broken escape",
+      "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62%FF",
+      "no route […]%FF",
+    ],
+  ])("hides a long path segment %s", (_case, body, shown) => {
+    expect(publicErrorText(body, WEBHOOK)).toBe(shown);
+  });
+
+  it("shows nothing of a text where a long part of the URL could not be hidden (the visitor reads the status)", () => {
+    expect(publicErrorText("bad token abc123&period;xyz", WEBHOOK)).toBe("");
+  });
+
+  it("hides an international host in its Unicode spelling, and the credentials in base64url", () => {
+    expect(publicErrorText("automação.exemplo.com.br refused", "https://automação.exemplo.com.br/h/abcdef")).toBe(
+      "[…] refused",
+    );
+    const base64url = Buffer.from("usuario:~~~>>>").toString("base64url");
+    expect(base64url).toMatch(/[-_]/);
+    expect(publicErrorText(`auth ${base64url} refused`, "https://usuario:~~~%3E%3E%3E@h.exemplo.com/x")).toBe(
+      "auth […] refused",
+    );
+  });
+
   it("cuts long text to 200 characters and drops a word the read may have split", () => {
     const shown = publicErrorText(`${"palavra ".repeat(100)}/webhook/5f1c-seg`, WEBHOOK, true);
     expect(shown).toHaveLength(200);
