@@ -39,17 +39,10 @@ const lettersOf = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/g
 
 /** Runs of escapes decoded until none is left (`%2573` is `%73` is `s`); where a run is no UTF-8, its ASCII ones. */
 function decodePercents(text: string): string {
-  for (let round = 0; round < 3; round++) {
-    const next = text.replace(
-      /(?:%[0-9a-f]{2})+/gi,
-      (run) =>
-        percentDecoded(run) ??
-        run.replace(/%[0-7][0-9a-f]/gi, (one) => String.fromCharCode(parseInt(one.slice(1), 16))),
-    );
-    if (next === text) break;
-    text = next;
-  }
-  return text;
+  const ascii = (run: string) =>
+    run.replace(/%[0-7][0-9a-f]/gi, (one) => String.fromCharCode(parseInt(one.slice(1), 16)));
+  const decoded = text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => percentDecoded(run) ?? ascii(run));
+  return decoded === text ? text : decodePercents(decoded);
 }
 
 /** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is no JSON). */
