@@ -247,7 +247,7 @@ const CASES: Array<[string, () => Buffer, number]> = [
     400,
   ],
   ["a Host header with an impossible port", () => request("GET", "/", "", { Host: "evil:99999" }), 400],
-  ...["999.999.999.999", "1.2.3.08", "xn--a.com", "[::::]", "[1.2.3.4]"].map((host): [string, () => Buffer, number] => [
+  ...["999.999.999.999", "1.2.3.08", "[::::]", "[1.2.3.4]"].map((host): [string, () => Buffer, number] => [
     `a Host header shaped like an address no URL can hold (${host})`,
     () => request("GET", "/", "", { Host: host }),
     400,
