@@ -1,6 +1,6 @@
 import { decodeHTML } from "entities";
 import { domainToUnicode } from "node:url";
-import { percentDecoded } from "~/server/percent-decoding.server";
+import { percentDecoded, percentDecodedOrAsIs } from "~/server/percent-decoding.server";
 import { basicCredentials } from "./webhook.server";
 
 const SHOWN_TEXT_LIMIT = 200;
@@ -122,7 +122,7 @@ function secretsOf(webhookUrl: string): Secret[] {
   const parts = [...words.map((part) => [part, true] as const), ...anywhere.map((part) => [part, false] as const)];
   for (const [part, asWords] of parts) {
     if (!part || part === "/") continue;
-    const decoded = safeDecode(part);
+    const decoded = percentDecodedOrAsIs(part);
     const match =
       !asWords && /[/?&=:.@]/.test(decoded) ? "anywhere" : decoded.length >= LOOSE_MIN_LENGTH ? "loose" : "word";
     for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
@@ -131,8 +131,6 @@ function secretsOf(webhookUrl: string): Secret[] {
   }
   return [...secrets].sort(([a], [b]) => b.length - a.length);
 }
-
-const safeDecode = (text: string) => percentDecoded(text) ?? text;
 
 function hide(text: string, [secret, match]: Secret): string {
   const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

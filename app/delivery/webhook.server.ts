@@ -1,5 +1,5 @@
 import { failureReason, postWithDeadline } from "~/server/http-client.server";
-import { percentDecoded } from "~/server/percent-decoding.server";
+import { percentDecodedOrAsIs } from "~/server/percent-decoding.server";
 import { webhookSignature } from "~/signup/signed-tokens.server";
 import type { Submission } from "./relay.server";
 
@@ -81,8 +81,7 @@ export class WebhookClient {
 /** `user:password` as Basic authorization spells them (base64 of the decoded text); "" when the URL holds none. */
 export function basicCredentials({ username, password }: URL): string {
   if (!username && !password) return "";
-  const decoded = (part: string) => percentDecoded(part) ?? part;
-  return Buffer.from(`${decoded(username)}:${decoded(password)}`).toString("base64");
+  return Buffer.from(`${percentDecodedOrAsIs(username)}:${percentDecodedOrAsIs(password)}`).toString("base64");
 }
 
 /** Retry-After in seconds or as an HTTP date; null when absent or unreadable. */

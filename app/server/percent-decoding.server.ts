@@ -6,3 +6,6 @@ export function percentDecoded(text: string): string | null {
     return null;
   }
 }
+
+/** The decoded text, or the text as it stands where it is no valid percent-encoding. */
+export const percentDecodedOrAsIs = (text: string) => percentDecoded(text) ?? text;
