@@ -25,6 +25,8 @@ export type SiteverifyBehaviour = {
   delayMs?: number;
   /** With `success`, only tokens starting with this are genuine (a real visitor among forgeries). */
   genuinePrefix?: string;
+  /** Keep each answer until `releaseSiteverify` lets it go: calls in flight then change only when the test says. */
+  hold?: boolean;
 };
 
 export type ReceivedWebhook = {
@@ -57,6 +59,8 @@ export class StandIn {
   /** The most siteverify requests that were waiting for their answer at once. */
   siteverifyPeak = 0;
   private siteverifyOpen = 0;
+  /** Answers kept by `hold`, oldest first: what lets each go, and the captcha token it answers. */
+  private readonly heldSiteverify = new Map<() => void, string>();
   private server: Server | null = null;
   /** Emits "webhook" and "siteverify" as each request arrives, and "webhook-done" once the webhook's answer ends. */
   private readonly arrivals = new EventEmitter();
@@ -78,6 +82,13 @@ export class StandIn {
   /** Resolves once `kind` has received `count` requests in all (they may still be waiting for their answer). */
   async arrived(kind: "webhook" | "siteverify", count = 1): Promise<void> {
     while (this.received[kind].length < count) await once(this.arrivals, kind);
+  }
+
+  /** Lets held siteverify answers go: the oldest `which` of them, or the one answering token `which`. */
+  releaseSiteverify(which: number | string = Infinity): string[] {
+    const held = [...this.heldSiteverify];
+    const chosen = typeof which === "number" ? held.slice(0, which) : held.filter(([, token]) => token === which);
+    return chosen.map(([release, token]) => (release(), token));
   }
 
   /** Resolves once the webhook has finished (or given up) answering `count` requests in all. */
@@ -115,6 +126,7 @@ export class StandIn {
     this.bodyBytesSent = 0;
     this.webhookAnswersDone = 0;
     this.siteverifyPeak = 0;
+    this.releaseSiteverify();
     this.keysSeen.clear();
   }
 
@@ -212,6 +224,7 @@ export class StandIn {
     this.siteverifyPeak = Math.max(this.siteverifyPeak, ++this.siteverifyOpen);
     try {
       if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+      if (behaviour.hold) await this.heldUntilReleased(form.response ?? "", response);
     } finally {
       this.siteverifyOpen -= 1;
     }
@@ -219,6 +232,17 @@ export class StandIn {
     const success = behaviour.success && (form.response ?? "").startsWith(behaviour.genuinePrefix ?? "");
     response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });
     response.end(JSON.stringify({ success, ...(success ? {} : { "error-codes": ["invalid-input-response"] }) }));
+  }
+
+  private heldUntilReleased(token: string, response: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const release = () => {
+        this.heldSiteverify.delete(release);
+        resolve();
+      };
+      this.heldSiteverify.set(release, token);
+      response.once("close", release);
+    });
   }
 }
 
