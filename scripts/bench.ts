@@ -16,13 +16,13 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { freePort, SERVE_COMMAND } from "../tests/harness/app-server";
+import { freePort, ROOT, SERVE_COMMAND } from "../tests/harness/app-server";
 import { waitForOk } from "../tests/harness/wait";
 import { findProgram } from "../tests/harness/programs";
 import { startRedis } from "../tests/harness/real-servers";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
-import { percentile, RIG_SECRET, ROOT, startSignupRig } from "./lib/processes";
+import { percentile, RIG_SECRET, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -13,7 +13,7 @@ import { ICON_PATHS } from "../app/components/icons";
 import { ProductPreview } from "../app/components/product-preview";
 import { content } from "../app/content";
 import { chromiumFlags, chromiumPath } from "../tests/harness/chromium";
-import { ROOT } from "./lib/processes";
+import { ROOT } from "../tests/harness/app-server";
 
 /** What WhatsApp still shows as a preview. */
 const MAX_SHARE_IMAGE_BYTES = 300 * 1024;

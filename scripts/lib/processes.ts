@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { startApp, type RunningApp } from "../../tests/harness/app-server";
+import { ROOT, startApp, type RunningApp } from "../../tests/harness/app-server";
 import { WEBHOOK_PATH } from "../../tests/harness/stand-in";
-
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The stand-in webhook in a child process, so the load generator does not share its event loop. */
 export async function startStandInProcess(): Promise<{ origin: string; stop: () => void }> {

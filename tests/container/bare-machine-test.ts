@@ -10,11 +10,8 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { freePort } from "../harness/app-server";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { freePort, ROOT } from "../harness/app-server";
 
 /** The README's quick start: the lines of its first `sh` block, without their comments. */
 function quickStart(): { serve: string; test: string } {

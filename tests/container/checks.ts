@@ -4,11 +4,10 @@
  * failing, never skipping, when one fails.
  */
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { ROOT } from "../harness/app-server";
 
 export const run = promisify(execFile);
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Runs a container CLI (`docker`, `docker-compose`) from the repository's root; its standard output, trimmed. */
 export async function cli(program: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {

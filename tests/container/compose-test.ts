@@ -15,7 +15,8 @@ import { freePort } from "../harness/app-server";
 import { signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
 import { until, waitForOk } from "../harness/wait";
-import { assert, check, cli, finish, ROOT, run } from "./checks";
+import { ROOT } from "../harness/app-server";
+import { assert, check, cli, finish, run } from "./checks";
 
 const SECRET = "compose-test-secret-0123456789abcdef";
 const SIGNING_SECRET = "compose-webhook-signing-secret";

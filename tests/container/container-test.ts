@@ -10,7 +10,8 @@ import { freePort } from "../harness/app-server";
 import { postSignup, visitorFields } from "../harness/signup-client";
 import { StandIn } from "../harness/stand-in";
 import { waitForOk } from "../harness/wait";
-import { assert, check, docker, finish, ROOT, run } from "./checks";
+import { ROOT } from "../harness/app-server";
+import { assert, check, docker, finish, run } from "./checks";
 
 const IMAGE = `prevly-landing:test-${Date.now().toString(36)}`;
 const created: string[] = [];

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { waitForOk } from "./wait";
 
+/** The repository's folder, ending in a slash: the one definition every suite and script uses. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD = `${ROOT}build/index.js`;
 /** `npm start` without npm in between: remix-serve on the build, as the image runs it. */
