@@ -7,10 +7,16 @@ export const DRAIN_LIMIT_MS = 9_000;
 export const ANSWER_MARGIN_MS = 500;
 /** For one sign-up's outgoing calls in all; the Redis commands after them (250 ms each) fit in ANSWER_MARGIN_MS. */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
+/** After the drain, for the last answers to leave their sockets (a sign-up is released before Remix writes it). */
+const FLUSH_MS = 50;
 
+// Counted here, not left to `server.close`: its callback also waits for idle keep-alive sockets (5 s) and for uploads
+// still arriving, which a stop owes nothing since they were never admitted.
 let signupsInFlight = 0;
 /** When the process will exit at the latest; null while it is not stopping. */
 let stopDeadline: number | null = null;
+/** Set while a stop waits for the sign-ups in flight. */
+let lastSignupAnswered: (() => void) | null = null;
 const stopTasks: Array<() => Promise<void>> = [];
 
 /** Work a stop also lets finish (the queue's deliveries in flight), within the drain. */
@@ -24,9 +30,16 @@ export function admitSignup(): (() => void) | null {
   signupsInFlight += 1;
   let released = false;
   return () => {
-    if (!released) signupsInFlight -= 1;
+    if (released) return;
     released = true;
+    signupsInFlight -= 1;
+    if (signupsInFlight === 0) lastSignupAnswered?.();
   };
+}
+
+function signupsAnswered(): Promise<void> {
+  if (signupsInFlight === 0) return Promise.resolve();
+  return new Promise((resolve) => (lastSignupAnswered = resolve));
 }
 
 /** On SIGTERM or SIGINT. A second signal changes nothing: left unheard, it would kill the process mid-drain. */
@@ -35,16 +48,14 @@ export function drainOnStop(): void {
     process.on(signal, () => {
       if (stopDeadline !== null) return;
       logEvent("shutdown", { signal, signupsInFlight });
-      const deadline = Date.now() + DRAIN_LIMIT_MS;
-      stopDeadline = deadline;
-      let tasksDone = false;
-      void Promise.allSettled(stopTasks.map((task) => task())).then(() => (tasksDone = true));
-      const check = setInterval(() => {
-        if ((signupsInFlight > 0 || !tasksDone) && Date.now() < deadline) return;
-        clearInterval(check);
-        // A short grace lets the last responses flush to their sockets.
-        setTimeout(() => process.exit(0), 50);
-      }, 25);
+      stopDeadline = Date.now() + DRAIN_LIMIT_MS;
+      const exit = () => process.exit(0);
+      setTimeout(exit, DRAIN_LIMIT_MS);
+      void Promise.allSettled([signupsAnswered(), ...stopTasks.map((task) => task())]).then(() => {
+        // Drained: what arrives now could not be answered before the exit.
+        stopDeadline = Date.now();
+        setTimeout(exit, FLUSH_MS);
+      });
     });
   }
 }
