@@ -8,8 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startApp } from "../tests/harness/app-server";
-import { ROOT } from "../tests/harness/app-server";
+import { ROOT, startApp } from "../tests/harness/app-server";
 import { runLighthouse, scores, type Throttling } from "../tests/harness/lighthouse";
 
 const { values: options } = parseArgs({
