@@ -1,11 +1,12 @@
 import { logEvent } from "./log.server";
 
 // remix-serve never exits on SIGTERM while keep-alive sockets linger: the sign-ups in flight are drained, then
-// the process exits 0 before `docker stop`'s SIGKILL 10 s later (docs/decisions/003-drain-budget.md).
+// the process exits 0 before `docker stop`'s SIGKILL 10 s later (docs/decisions/003-drain-budget.md; the figures:
+// docs/signup.md, "Limits").
 export const DRAIN_LIMIT_MS = 9_000;
 /** For the last answers to flush. */
 export const ANSWER_MARGIN_MS = 500;
-/** For one sign-up's outgoing calls in all; the Redis commands after them (250 ms each) fit in ANSWER_MARGIN_MS. */
+/** For one sign-up's outgoing calls in all; the Redis commands after them (REDIS_TIMEOUT_MS each) fit in ANSWER_MARGIN_MS. */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 /** After the drain, for the last answers to leave their sockets (a sign-up is released before Remix writes it). */
 const FLUSH_MS = 50;

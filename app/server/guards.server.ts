@@ -19,7 +19,7 @@ const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /** remix-serve's own default when PORT is unset. */
 const DEFAULT_PORT = 3000;
 const INSTALLED = Symbol.for("landing.serverPlumbing");
-/** Node waits 5 minutes, long enough for stalled uploads to pile up: 15 s for a 16 KB form (408 past it). */
+/** Node waits 5 minutes, long enough for stalled uploads to pile up: a form's whole arrival (docs/signup.md, "Limits"), 408 past it. */
 const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
 /** A Host header as a URL's authority: a name or an address, and a port. */
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
@@ -38,7 +38,7 @@ function isOwnDataRequest(method: string, path: string, routeId: string): boolea
   return routeId === (path === "/" ? "routes/_index" : "routes/$");
 }
 
-/** The guards remix-serve lacks, installed as it imports the build; why each: docs/decisions/005-… and 008-…. */
+/** The guards remix-serve lacks, installed as it imports the build; why each: docs/decisions/005-…. */
 export function installServerPlumbing(): void {
   const registry = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
   if (registry[INSTALLED]) return; // the dev server re-imports the build

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 
 type QueueWatch = { counts(): Promise<Record<string, number>>; oldestUndeliveredMs(): Promise<number> };
 
-/** The figures ops watch (README, "/metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
+/** The figures ops watch (docs/delivery.md, "Metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {
   private readonly registry = new Registry();
   private readonly signups = new Counter({
