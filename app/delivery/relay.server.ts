@@ -1,4 +1,4 @@
-import { publicErrorText } from "./webhook-error-text.server";
+import { publicError } from "./webhook-error-text.server";
 import type { WebhookClient } from "./webhook.server";
 
 /** The JSON body the automation receives, exactly these five fields. */
@@ -24,12 +24,6 @@ export function directRelay(webhook: WebhookClient, onDelivered: (latencyMs: num
       return { ok: true, queued: false };
     }
     if (answer.kind === "unreachable") return { ok: false, kind: "unreachable", reason: answer.reason };
-    return {
-      ok: false,
-      kind: "status",
-      status: answer.status,
-      statusText: publicErrorText(answer.statusText, webhook.url),
-      text: publicErrorText(answer.text, webhook.url, answer.cut),
-    };
+    return { ok: false, kind: "status", status: answer.status, ...publicError(answer, webhook.url) };
   };
 }

@@ -1,64 +1,43 @@
 import { decodeHTML } from "entities";
+import ipaddr from "ipaddr.js";
+import { STATUS_CODES } from "node:http";
 import { domainToUnicode } from "node:url";
-import { percentDecoded, percentDecodedOrAsIs } from "~/server/percent-decoding.server";
-import { basicCredentials } from "./webhook.server";
 
 const SHOWN_TEXT_LIMIT = 200;
-const HIDDEN = "[…]";
+/** A piece this long of a URL part is caught wherever it stands and whatever splits it: a UUID's first 18 characters. */
+const PIECE_LENGTH = 6;
+/**
+ * Path segments every n8n (`/webhook/<path>`, `/form-test/<path>`) or Zapier (`/hooks/catch/<n>/<id>/silent/`) URL
+ * shares: words, not secrets (Make's `hook.eu1.make.com/<id>` has none).
+ */
+const SHARED_SEGMENT = /^(?:(?:webhook|form)(?:-test|-waiting)?|hooks|catch|silent)$/;
+
+type ErrorAnswer = { status: number; statusText: string; text: string; cut: boolean };
 
 /**
- * One short line a visitor may read: no URL, nor any part of the webhook's (n8n's 404 names its secret path).
- * "" when a part could not be hidden: the visitor then reads the status alone.
+ * What a visitor may read of the webhook's error answer, whose URL is a secret (n8n's 404 names its path): the status
+ * always, and a message only when nothing in it could be part of the URL in any spelling. Else the message is "" and
+ * the visitor reads the status alone: a spelling nobody foresaw then hides a message instead of showing a secret.
  */
-export function publicErrorText(body: string, webhookUrl: string, cut = false): string {
-  let text = cut ? body.replace(/\s\S*$/, "") : body;
-  // Invisible format characters (a soft hyphen, a zero-width space) could split a secret apart.
-  text = decodeEscapes(jsonMessage(text) ?? htmlText(text) ?? text).replace(/\p{Cf}/gu, "");
-  text = text.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, HIDDEN);
-  const secrets = secretsOf(webhookUrl);
-  for (const secret of secrets) text = hide(text, secret);
-  text = text
-    .replace(/[<>\p{C}\s]+/gu, " ")
-    .replace(/\[…\](?:\s*[/?&=#:.]*\s*\[…\])+/g, HIDDEN)
-    .trim();
-  if (showsSecret(text, secrets)) return "";
-  return text.length > SHOWN_TEXT_LIMIT ? `${text.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : text;
+export function publicError({ status, statusText, text, cut }: ErrorAnswer, webhookUrl: string) {
+  const mayShow = showableBeside(webhookUrl);
+  // A cut body may end in part of a word: a piece too short to be recognised.
+  const message = messageOf(cut ? text.replace(/\s\S*$/, "") : text);
+  return {
+    statusText: statusText && mayShow(statusText) ? statusText : (STATUS_CODES[status] ?? ""),
+    text: mayShow(message) ? oneShortLine(message) : "",
+  };
 }
 
-/** The last net, for a spelling nobody foresaw: a long URL part still there, however split or escaped. */
-function showsSecret(text: string, secrets: Secret[]): boolean {
-  const letters = lettersOf(decodeHTML(decodePercents(text)));
-  return secrets.some(([secret, match]) => {
-    const secretLetters = lettersOf(secret);
-    return match !== "word" && secretLetters.length >= LOOSE_MIN_LENGTH && letters.includes(secretLetters);
-  });
+/** What the automation meant to say: a JSON error's message, an HTML page's title, or plain text as it stands. */
+function messageOf(body: string): string {
+  const json = jsonMessage(body);
+  if (json !== null) return json;
+  if (!/<[a-z!/][^>]*>/i.test(body)) return body;
+  return decodeHTML(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(body)?.[1] ?? "");
 }
 
-/** Its letters and digits alone, lower-case. */
-const lettersOf = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-
-/** Runs of escapes decoded until none is left (`%2573` is `%73` is `s`); where a run is no UTF-8, its ASCII ones. */
-function decodePercents(text: string): string {
-  const ascii = (run: string) =>
-    run.replace(/%[0-7][0-9a-f]/gi, (one) => String.fromCharCode(parseInt(one.slice(1), 16)));
-  const decoded = text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => percentDecoded(run) ?? ascii(run));
-  return decoded === text ? text : decodePercents(decoded);
-}
-
-/** Written out before anything is looked for, so an escaped URL cannot slip through (a cut body is no JSON). */
-function decodeEscapes(text: string): string {
-  return decodePercents(
-    text
-      .replace(/\\\//g, "/")
-      .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-      .replace(/&#(x[0-9a-f]{1,6}|\d{1,7});/gi, (reference, code: string) => {
-        const point = Number(code.replace(/^x/i, "0x"));
-        return point <= 0x10ffff ? String.fromCodePoint(point) : reference;
-      }),
-  );
-}
-
-/** `{"message": "…"}` and the like: what the automation meant to say. */
+/** `{"message": "…"}` and the like; null for anything else (a cut body is no JSON). */
 function jsonMessage(text: string): string | null {
   try {
     const value = JSON.parse(text) as Record<string, { message?: unknown } | null> | null;
@@ -71,75 +50,95 @@ function jsonMessage(text: string): string | null {
   return null;
 }
 
-/** Tags that split no word where they stand: `<b>secret</b>path` reads "secretpath". */
-const INLINE_TAG =
-  /<\/?(?:a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|time|tt|u|var|wbr)\b[^>]*>/gi;
-
-/** An HTML error page (nginx's 502, a proxy's 503) read as its title or its text. */
-function htmlText(text: string): string | null {
-  if (!/<[a-z!/][^>]*>/i.test(text)) return null;
-  const withoutComments = text.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(withoutComments)?.[1];
-  const visible = title ?? withoutComments.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ");
-  return decodeHTML(visible.replace(INLINE_TAG, "").replace(/<[^>]*>/g, " "));
+function oneShortLine(message: string): string {
+  const line = message.replace(/[<>\p{C}\s]+/gu, " ").trim();
+  return line.length > SHOWN_TEXT_LIMIT ? `${line.slice(0, SHOWN_TEXT_LIMIT - 1)}…` : line;
 }
 
-/** How a secret is looked for: exactly, as a whole word, or `loose` (see `hide`). */
-type Secret = [text: string, match: "anywhere" | "word" | "loose"];
-
-/** A URL part at least this long is hidden wherever it stands, whatever separates its words. */
-const LOOSE_MIN_LENGTH = 8;
-
-/** Every spelling of the URL and its parts, longest first; parts as words: a segment "hook" leaves "Webhook" alone. */
-function secretsOf(webhookUrl: string): Secret[] {
-  if (!URL.canParse(webhookUrl)) return [];
+/**
+ * Whether a text may be shown: no token in it could be part of the URL (host, port, each path segment but the shared
+ * ones, query names and values, user, password: a short part whole, a longer one by any piece of it, whatever separates
+ * its runs), nor is a number of 6 digits or more, a long run mixing letters and digits (a token, a hash), an IP or a URL.
+ */
+function showableBeside(webhookUrl: string): (text: string) => boolean {
   const url = new URL(webhookUrl);
-  const withoutCredentials = new URL(url);
-  withoutCredentials.username = withoutCredentials.password = "";
-  const anywhere = [
-    url.href,
-    withoutCredentials.href,
-    url.origin,
-    url.host,
+  const parts = [
     url.hostname,
     domainToUnicode(url.hostname),
-    url.pathname,
-    url.pathname.replace(/^\/+/, ""),
-    url.search,
-    url.search.slice(1),
-    basicCredentials(url),
-    Buffer.from(basicCredentials(url), "base64").toString("base64url"),
-  ];
-  const words = [
+    url.port,
     ...url.pathname.split("/"),
-    ...[...url.searchParams].flat(),
-    ...url.search.slice(1).split("&"),
+    ...url.search.slice(1).split(/[&=]/),
     url.username,
     url.password,
-    url.port,
-  ];
-  const secrets = new Map<string, Secret[1]>();
-  const parts = [...words.map((part) => [part, true] as const), ...anywhere.map((part) => [part, false] as const)];
-  for (const [part, asWords] of parts) {
-    if (!part || part === "/") continue;
-    const decoded = percentDecodedOrAsIs(part);
-    const match =
-      !asWords && /[/?&=:.@]/.test(decoded) ? "anywhere" : decoded.length >= LOOSE_MIN_LENGTH ? "loose" : "word";
-    for (const spelling of [part, decoded, encodeURIComponent(decoded), encodeURI(decoded)]) {
-      secrets.set(spelling, match);
-    }
-  }
-  return [...secrets].sort(([a], [b]) => b.length - a.length);
+  ]
+    .map((part) => writtenOut(part).toLowerCase())
+    .filter((part) => !SHARED_SEGMENT.test(part))
+    .map(runsOf)
+    .filter((runs) => runs.length > 0);
+  const shortParts = parts.filter((runs) => runs.join("").length < PIECE_LENGTH).map((runs) => ` ${runs.join(" ")} `);
+  const pieces = parts
+    .map((runs) => runs.join(""))
+    .flatMap((part) =>
+      Array.from({ length: part.length - PIECE_LENGTH + 1 }, (_, i) => part.slice(i, i + PIECE_LENGTH)),
+    );
+  return (text) => {
+    const read = readings(text);
+    const runs = runsOf(read);
+    const words = ` ${runs.join(" ")} `;
+    const letters = runs.join("");
+    return !(
+      shortParts.some((part) => words.includes(part)) ||
+      pieces.some((piece) => letters.includes(piece)) ||
+      runs.some(looksLikeSecret) ||
+      holdsIp(read) ||
+      read.includes("://")
+    );
+  };
 }
 
-function hide(text: string, [secret, match]: Secret): string {
-  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern =
-    match === "anywhere"
-      ? escape(secret)
-      : match === "word"
-        ? `(?<![\\p{L}\\p{N}])${escape(secret)}(?![\\p{L}\\p{N}])`
-        : // Its letters and digits in order, whatever stands between their runs: "c0ffee secret_path".
-          (secret.match(/[\p{L}\p{N}]+/gu) ?? [escape(secret)]).map(escape).join("[^\\p{L}\\p{N}]*");
-  return text.replace(new RegExp(pattern, "giu"), HIDDEN);
+const runsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+const looksLikeSecret = (run: string) =>
+  /^\p{N}{6,}$/u.test(run) || (run.length >= 8 && /\p{L}/u.test(run) && /\p{N}/u.test(run));
+
+/** An address in any notation a URL host takes: `127.1`, `0x7f.0.0.1`, `::ffff:7f00:1` (a bare number is a run). */
+function holdsIp(text: string): boolean {
+  const candidates = text.match(/(?<![\p{L}\p{N}])[\da-fx.:]*[.:][\da-fx.:]*(?![\p{L}\p{N}])/gu) ?? [];
+  return candidates.some((candidate) => {
+    const address = candidate.replace(/\.$/, "");
+    return ipaddr.isValid(address) || ipaddr.isValid(address.replace(/:\d+$/, ""));
+  });
+}
+
+/** The text as every spelling of it reads, lower-case: escapes written out, and beside it what its base64 runs spell. */
+function readings(text: string): string {
+  const written = writtenOut(text);
+  const spelled = (written.match(/[\w+/-]{8,}={0,2}/g) ?? []).map(base64Text).filter((run) => run !== null);
+  return [written, ...spelled.map(readings)].join(" ").toLowerCase();
+}
+
+/** NFKC (full-width letters), percent and JSON escapes, HTML entities, until none is left; no invisible characters. */
+function writtenOut(text: string): string {
+  let written = text;
+  for (let previous = ""; written !== previous;) {
+    previous = written;
+    written = decodeHTML(
+      written
+        .normalize("NFKC")
+        // Every escape in a run, whatever bytes they make (a broken UTF-8 sequence reads as U+FFFD).
+        .replace(/(?:%[\da-f]{2})+/gi, (run) => Buffer.from(run.replaceAll("%", ""), "hex").toString())
+        .replace(/\\u([\da-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    ).replace(/\p{Cf}/gu, "");
+  }
+  return written;
+}
+
+/** What a base64 or base64url run spells, when that is text. */
+function base64Text(run: string): string | null {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(run, "base64"));
+    return /^\P{C}+$/u.test(text) ? text : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,121 +1,192 @@
 import { describe, expect, it } from "vitest";
-import { publicErrorText } from "~/delivery/webhook-error-text.server";
+import { publicError } from "~/delivery/webhook-error-text.server";
 
 const WEBHOOK = "https://automacao.exemplo.com.br/webhook/5f1c-segredo-9a2b?token=abc123xyz";
+/** n8n's shape: a UUID path and a query value whose base64 holds no digit (so only its decoding can catch it). */
+const N8N_UUID = "https://n8n.exemplo.com.br/webhook/3f2a9c1e-7b4d-4e8a-9f10-2c3d4e5f6a7b?token=paneriquce";
+const N8N_LOCAL = "http://127.0.0.1:5678/webhook/3f2a9c1e-7b4d-4e8a-9f10-2c3d4e5f6a7b";
+const N8N_NAMED = "https://n8n.exemplo.com.br/webhook/prevly-signup";
+const ZAPIER = "https://hooks.zapier.com/hooks/catch/1234567/3ab4cde/";
+const MAKE = "https://hook.eu1.make.com/k7d2xq9vbn4mw8rt3yh6ps1ac5fj0lue";
 
-describe("the webhook's error text shown to visitors", () => {
+const shown = (text: string, url = WEBHOOK, cut = false) =>
+  publicError({ status: 404, statusText: "Not Found", text, cut }, url).text;
+
+describe("the webhook's error message shown to visitors", () => {
   it.each([
+    ["Make's accepted-but-failed", MAKE, "Scenario failed.", "Scenario failed."],
     [
-      "n8n's inactive workflow, path without a slash",
-      '{"code":404,"message":"The requested webhook \\"POST webhook/5f1c-segredo-9a2b\\" is not registered."}',
-      'The requested […] "POST […]" is not registered.',
+      "Make's unknown hook",
+      MAKE,
+      "There is no scenario listening for this webhook.",
+      "There is no scenario listening for this webhook.",
     ],
-    ["the path with a leading slash", "no route /webhook/5f1c-segredo-9a2b", "no route […]"],
-    ["the path URL-encoded", "no route %2Fwebhook%2F5f1c-segredo-9a2b", "no route […]"],
-    ["the path escaped as JSON does (\\/)", '{"error":"no route \\/webhook\\/5f1c-segredo-9a2b"}', "no route […]"],
-    ["the query's name and value", "bad token abc123xyz", "bad […]"],
-    ["the host", "automacao.exemplo.com.br refused", "[…] refused"],
-    ["any other URL", "see https://status.exemplo.org/x?y=1 for details", "see […] for details"],
-    ["Make's accepted-but-failed", "Scenario failed.", "Scenario failed."],
     [
-      "an nginx 502 page",
+      "n8n's failed workflow, naming the webhook",
+      N8N_NAMED,
+      '{"code":0,"message":"Workflow Webhook Error: Workflow could not be started!"}',
+      "Workflow Webhook Error: Workflow could not be started!",
+    ],
+    [
+      "n8n's test URL, in its own words",
+      "https://n8n.exemplo.com.br/webhook-test/prevly-signup",
+      "The webhook-test endpoint is not listening",
+      "The webhook-test endpoint is not listening",
+    ],
+    ["Zapier's shared path words", ZAPIER, "Hooks are paused: catch them later", "Hooks are paused: catch them later"],
+    [
+      "an nginx 502 page's title",
+      WEBHOOK,
       "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>",
       "502 Bad Gateway",
     ],
-    ["markup without a title", "<div><b>erro</b> <script>alert(1)</script>interno</div>", "erro interno"],
-    ["escaped markup in plain text stays text (React escapes it)", "&lt;b&gt;x", "&lt;b&gt;x"],
-    ["control characters and line breaks", "linha 1\r\nlinha\u0000 2", "linha 1 linha 2"],
+    ["an HTML title's entities, written out", WEBHOOK, "<title>Erro &amp; falha</title>", "Erro & falha"],
+    ["escaped markup in plain text, as text (React escapes it)", WEBHOOK, "&lt;b&gt;x", "&lt;b&gt;x"],
+    ["control characters and line breaks, as spaces", WEBHOOK, "linha 1\r\nlinha\u0000 2", "linha 1 linha 2"],
     [
-      "the path in JSON unicode escapes, in a body cut before it parses",
-      '{"message":"no route \\u002fwebhook\\u002f5f1c\\u002dsegredo\\u002d9a2b and more',
-      '{"message":"no route […] and more',
+      "a number under 6 digits and a short run of letters and digits",
+      WEBHOOK,
+      "took 15678 ms (utf8)",
+      "took 15678 ms (utf8)",
     ],
-    ["the path in numeric HTML references", "<title>no route 5f1c&#x2d;segredo&#45;9a2b</title>", "no route […]"],
-    ["each character percent-encoded", "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62", "no route […]"],
-  ])("%s", (_case, body, shown) => {
-    expect(publicErrorText(body, WEBHOOK)).toBe(shown);
-  });
-
-  it("hides the port as a number of its own, not the digits of other numbers", () => {
-    expect(publicErrorText("port 5678 refused after 15678 ms", "http://n8n.interno:5678/webhook/abcdef")).toBe(
-      "port […] refused after 15678 ms",
-    );
-  });
-
-  it("keeps a short path part only where it stands as a word", () => {
-    expect(publicErrorText("hook v1 is gone; avoid v12", "https://x.exemplo.com/v1/abcdef")).toBe(
-      "hook […] is gone; avoid v12",
-    );
-  });
-
-  it("hides the whole query string: a bare key, a parameter's name and its value", () => {
-    expect(publicErrorText("unknown key SECRETKEY123", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
-      "unknown key […]",
-    );
-    expect(publicErrorText("no handler for ?SECRETKEY123", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
-      "no handler for […]",
-    );
-    expect(publicErrorText("missing s3cretname, got x9", "https://hooks.exemplo.com/h?s3cretname=x9")).toBe(
-      "missing […], got […]",
-    );
-  });
-
-  it("hides a path segment as a whole word, not inside other words", () => {
-    expect(publicErrorText("Webhook not found", "https://hooks.exemplo.com/hook?SECRETKEY123")).toBe(
+    [
+      "a word holding a short path segment",
+      "https://hooks.exemplo.com/hook?SECRETKEY123",
       "Webhook not found",
-    );
-    expect(publicErrorText("no hook here", "https://hooks.exemplo.com/hook")).toBe("no […] here");
-  });
-
-  it("hides the credentials of a Basic-auth webhook", () => {
-    expect(
-      publicErrorText("bad login n8nuser / Pa55-w0rd", "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/webhook/x"),
-    ).toBe("bad login […]");
-  });
-
-  it("hides the credentials as the Authorization header spells them", () => {
-    const basic = Buffer.from("n8nuser:Pa55-w0rd").toString("base64");
-    expect(
-      publicErrorText(`Invalid header Authorization: Basic ${basic}`, "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/w/x"),
-    ).toBe("Invalid header Authorization: Basic […]");
+      "Webhook not found",
+    ],
+    ["a word a short path segment starts", "https://x.exemplo.com/v1/abcdef", "avoid v12", "avoid v12"],
+  ])("shows a message made of ordinary words: %s", (_case, url, body, message) => {
+    expect(shown(body, url)).toBe(message);
   });
 
   it.each([
-    ["glued to other characters", "no route 5f1c-segredo-9a2b2", "no route […]2"],
-    ["with soft hyphens and zero-width spaces inside", "no route 5f1c\u00ad-segredo\u200b-9a2b", "no route […]"],
-    ["with its separators changed", "no route 5f1c segredo_9a2b", "no route […]"],
-    ["in capitals", "NO ROUTE 5F1C-SEGREDO-9A2B", "NO ROUTE […]"],
-    ["split by an HTML comment", "<html><title>Not found: 5f1c-segre<!-- -->do-9a2b</title></html>", "Not found: […]"],
-    ["split by inline tags", "<p>no route <b>5f1c-seg</b>redo-9a2b</p>", "no route […]"],
-    ["percent-encoded twice", "no route 5%25661c-segredo-9a2b", "no route […]"],
+    ["the first 18 characters of an n8n path's UUID", N8N_UUID, "no route 3f2a9c1e-7b4d-4e8a"],
+    ["the UUID's first groups, split apart", N8N_UUID, "no route 3f2a 9c1e 7b4d 4e8a"],
+    ["a prefix of a named path", N8N_NAMED, "no route prevly-sig"],
+    ["the query value in base64", N8N_UUID, `refused: ${Buffer.from("paneriquce").toString("base64")}`],
+    ["the query value in full width", N8N_UUID, "refused: ｐａｎｅｒｉｑｕｃｅ"],
+    ["the host as an integer", N8N_LOCAL, "connect 2130706433 refused"],
+    ["the host as an IPv4-mapped IPv6 address", N8N_LOCAL, "connect ::ffff:7f00:1 refused"],
+    ["the host in hex", N8N_LOCAL, "connect 0x7f.0.0.1 refused"],
+    ["the host in octal", N8N_LOCAL, "connect 0177.0.0.1 refused"],
+    ["the host as one hex number", N8N_LOCAL, "connect 0x7f000001 refused"],
+    ["another address and port", WEBHOOK, "upstream 10.0.0.5:8080 refused"],
+    ["an address that ends a sentence", WEBHOOK, "refused by 10.0.0.5."],
     [
-      "percent-encoded in a run that ends in a broken escape",
-      "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62%FF",
-      "no route […]%FF",
+      "n8n's 404 for a workflow switched off",
+      N8N_NAMED,
+      JSON.stringify({
+        code: 404,
+        message: 'The requested webhook "POST prevly-signup" is not registered.',
+        hint: "The workflow must be active for a production URL to run successfully.",
+        stacktrace: "Error: The requested webhook is not registered.\n    at TestWebhooks.getWebhookMethods",
+      }),
     ],
-  ])("hides a long path segment %s", (_case, body, shown) => {
-    expect(publicErrorText(body, WEBHOOK)).toBe(shown);
+    ["a number of 6 digits or more", WEBHOOK, "job 1234567 failed"],
+    ["a number of 6 digits split by a zero-width space", WEBHOOK, "job 123\u200b4567 failed"],
+    ["a long run of letters and digits", WEBHOOK, "request a8f3k2m9q1 failed"],
+    [
+      "n8n's inactive workflow, path without a slash",
+      WEBHOOK,
+      '{"code":404,"message":"The requested webhook \\"POST webhook/5f1c-segredo-9a2b\\" is not registered."}',
+    ],
+    ["the path with a leading slash", WEBHOOK, "no route /webhook/5f1c-segredo-9a2b"],
+    ["the path URL-encoded", WEBHOOK, "no route %2Fwebhook%2F5f1c-segredo-9a2b"],
+    ["the path escaped as JSON does (\\/)", WEBHOOK, '{"error":"no route \\/webhook\\/5f1c-segredo-9a2b"}'],
+    ["the query's name and value", WEBHOOK, "bad token abc123xyz"],
+    ["the host", WEBHOOK, "automacao.exemplo.com.br refused"],
+    ["any other URL", WEBHOOK, "see https://status.example.org/incidents for details"],
+    [
+      "the path in JSON unicode escapes, in a body cut before it parses",
+      WEBHOOK,
+      '{"message":"no route \\u002fwebhook\\u002f5f1c\\u002dsegredo\\u002d9a2b and more',
+    ],
+    [
+      "the path's characters all in JSON unicode escapes, in a body cut before it parses",
+      WEBHOOK,
+      `{"message":"no route ${[..."5f1c-segredo-9a2b"].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join("")}`,
+    ],
+    ["the path in numeric HTML references", WEBHOOK, "<title>no route 5f1c&#x2d;segredo&#45;9a2b</title>"],
+    [
+      "the path in numeric HTML references, in plain text",
+      WEBHOOK,
+      `no route ${[..."5f1c-segredo-9a2b"].map((c) => `&#${c.charCodeAt(0)};`).join("")}`,
+    ],
+    ["each character percent-encoded", WEBHOOK, "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62"],
+    ["the port", "http://n8n.interno:5678/webhook/abcdef", "port 5678 refused after 15678 ms"],
+    ["a short path segment as a word", "https://x.exemplo.com/v1/abcdef", "hook v1 is gone; avoid v12"],
+    ["a path segment a shared word holds, as a word", "https://hooks.exemplo.com/hook", "no hook here"],
+    ["a bare key in the query", "https://hooks.exemplo.com/hook?SECRETKEY123", "unknown key SECRETKEY123"],
+    ["a bare key with its ?", "https://hooks.exemplo.com/hook?SECRETKEY123", "no handler for ?SECRETKEY123"],
+    ["a short query name and value", "https://hooks.exemplo.com/h?s3cretname=x9", "missing s3cretname, got x9"],
+    ["a short query value with a zero-width space inside", "https://hooks.exemplo.com/h?s3cretname=x9", "got x\u200b9"],
+    ["the credentials", "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/webhook/x", "bad login n8nuser / Pa55-w0rd"],
+    [
+      "the credentials as the Authorization header spells them",
+      "https://n8nuser:Pa55-w0rd@n8n.exemplo.com/w/x",
+      `Invalid header Authorization: Basic ${Buffer.from("n8nuser:Pa55-w0rd").toString("base64")}`,
+    ],
+    [
+      "the credentials in base64url",
+      "https://usuario:~~~%3E%3E%3E@h.exemplo.com/x",
+      `auth ${Buffer.from("usuario:~~~>>>").toString("base64url")} refused`,
+    ],
+    ["an international host in another script", "https://例え.テスト/h/abcdef", "例え.テスト refused"],
+    [
+      "an international host in its Unicode spelling",
+      "https://automação.exemplo.com.br/h/abcdef",
+      "automação.exemplo.com.br refused",
+    ],
+    ["a long path segment glued to other characters", WEBHOOK, "no route 5f1c-segredo-9a2b2"],
+    ["a long path segment with soft hyphens and zero-width spaces", WEBHOOK, "no route 5f1c\u00ad-segredo\u200b-9a2b"],
+    ["a long path segment with its separators changed", WEBHOOK, "no route 5f1c segredo_9a2b"],
+    ["a long path segment in capitals", WEBHOOK, "NO ROUTE 5F1C-SEGREDO-9A2B"],
+    [
+      "a long path segment split by an HTML comment",
+      WEBHOOK,
+      "<html><title>Not found: 5f1c-segre<!-- -->do-9a2b</title></html>",
+    ],
+    ["a long path segment split by inline tags", WEBHOOK, "<p>no route <b>5f1c-seg</b>redo-9a2b</p>"],
+    ["a long path segment percent-encoded twice", WEBHOOK, "no route 5%25661c-segredo-9a2b"],
+    [
+      "a long path segment percent-encoded in a run that ends in a broken escape",
+      WEBHOOK,
+      "no route %35%66%31%63%2d%73%65%67%72%65%64%6f%2d%39%61%32%62%FF",
+    ],
+    ["the query value split by a named reference", WEBHOOK, "bad token abc123&period;xyz"],
+  ])("shows the status alone for %s", (_case, url, body) => {
+    expect(shown(body, url)).toBe("");
   });
 
-  it("shows nothing of a text where a long part of the URL could not be hidden (the visitor reads the status)", () => {
-    expect(publicErrorText("bad token abc123&period;xyz", WEBHOOK)).toBe("");
-  });
-
-  it("hides an international host in its Unicode spelling, and the credentials in base64url", () => {
-    expect(publicErrorText("automação.exemplo.com.br refused", "https://automação.exemplo.com.br/h/abcdef")).toBe(
-      "[…] refused",
-    );
-    const base64url = Buffer.from("usuario:~~~>>>").toString("base64url");
-    expect(base64url).toMatch(/[-_]/);
-    expect(publicErrorText(`auth ${base64url} refused`, "https://usuario:~~~%3E%3E%3E@h.exemplo.com/x")).toBe(
-      "auth […] refused",
-    );
+  it("reads an HTML page by its title alone", () => {
+    expect(shown("<div><b>erro</b> <script>alert(1)</script>interno</div>")).toBe("");
   });
 
   it("cuts long text to 200 characters and drops a word the read may have split", () => {
-    const shown = publicErrorText(`${"palavra ".repeat(100)}/webhook/5f1c-seg`, WEBHOOK, true);
-    expect(shown).toHaveLength(200);
-    expect(shown.endsWith("…")).toBe(true);
-    expect(publicErrorText("erro em /webhook/5f1c-se", WEBHOOK, true)).toBe("erro em");
+    const cut = shown(`${"palavra ".repeat(100)}/webhook/5f1c-seg`, WEBHOOK, true);
+    expect(cut).toHaveLength(200);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(shown("erro em /webhook/5f1c-se", WEBHOOK, true)).toBe("erro em");
+  });
+});
+
+describe("the webhook's status shown to visitors", () => {
+  it("is shown as the webhook sent it, with or without its message", () => {
+    const answer = { status: 404, statusText: "Not Found", cut: false };
+    expect(publicError({ ...answer, text: "Scenario failed." }, WEBHOOK)).toEqual({
+      statusText: "Not Found",
+      text: "Scenario failed.",
+    });
+    expect(publicError({ ...answer, text: "no route 5f1c-segredo-9a2b" }, WEBHOOK)).toEqual({
+      statusText: "Not Found",
+      text: "",
+    });
+  });
+
+  it("is the standard one for its code when the webhook's could be part of the URL, or is empty", () => {
+    const answer = { status: 410, text: "", cut: false };
+    expect(publicError({ ...answer, statusText: "Gone: 5f1c-segredo-9a2b" }, WEBHOOK).statusText).toBe("Gone");
+    expect(publicError({ ...answer, statusText: "" }, WEBHOOK).statusText).toBe("Gone");
   });
 });
