@@ -5,7 +5,7 @@ import { memoryLimiter } from "./memory-state.server";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
-  limitOver,
+  limitOf,
   ledgerEntry,
   type Ledger,
   type Limit,
@@ -73,8 +73,8 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     },
   };
 
-  function limit(spec: LimitSpec): Limit {
-    const limiter = new RateLimiterRedis({
+  const limiter = (spec: LimitSpec) =>
+    new RateLimiterRedis({
       storeClient: client,
       keyPrefix: key("limit", spec.name),
       points: spec.points,
@@ -82,8 +82,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
       rejectIfRedisNotReady: true,
       insuranceLimiter: spec.whenAway === "local" ? memoryLimiter(spec) : undefined,
     });
-    return limitOver(limiter);
-  }
+  const limit = (spec: LimitSpec): Limit => limitOf(spec, limiter);
 
   const ready = async () => (await client.ping().catch(() => null)) === "PONG";
 
