@@ -31,19 +31,40 @@ type LedgerClient = Redis & {
 
 /** The longest a client waits between attempts to reconnect to a Redis that went away. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/** Counted on this instance's clock, event-loop delay included: 100 ms gave false refusals (decision 007). */
-export const REDIS_TIMEOUT_MS = 250;
+/** A command Redis has not answered in this long is refused: Redis is away (decision 007). */
+export const REDIS_TIMEOUT_MS = 1_000;
+
+/**
+ * ioredis's `commandTimeout` fires on this process's clock: after a busy stretch of the event loop its timer runs
+ * before the loop reads the answer already waiting on the socket, and a loaded instance refused sign-ups that Redis
+ * had answered in time. This timeout looks again once the loop has read what arrived (an immediate runs after the
+ * I/O phase), so only a command Redis has not answered is refused.
+ */
+class RedisTimedByItsAnswers extends Redis {
+  override sendCommand(...args: Parameters<Redis["sendCommand"]>): unknown {
+    const [command] = args;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!command.isResolved) command.reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`));
+        }),
+      REDIS_TIMEOUT_MS,
+    );
+    const settled = () => clearTimeout(timer);
+    command.promise.then(settled, settled);
+    return super.sendCommand(...args);
+  }
+}
 
 /**
  * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
- * milliseconds, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
+ * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
  */
 export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & { client: Redis } {
-  const client = new Redis(url, {
+  const client = new RedisTimedByItsAnswers(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_TIMEOUT_MS,
-    connectTimeout: 10 * REDIS_TIMEOUT_MS,
+    connectTimeout: 2 * REDIS_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(100 * attempt, MAX_RECONNECT_DELAY_MS),
     // A Redis that answers "LOADING" is not ready yet: commands are refused until it is.
     enableReadyCheck: true,
