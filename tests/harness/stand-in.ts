@@ -37,7 +37,8 @@ export type ReceivedWebhook = {
   at: number;
   status: number;
 };
-export type ReceivedSiteverify = { form: Record<string, string> };
+/** `at`: when it arrived (Date.now()). */
+export type ReceivedSiteverify = { form: Record<string, string>; at: number };
 
 export const WEBHOOK_PATH = "/hooks/c0ffee-secret-path";
 export const SITEVERIFY_PATH = "/siteverify";
@@ -219,7 +220,7 @@ export class StandIn {
   private async answerSiteverify(raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.siteverify;
     const form = Object.fromEntries(new URLSearchParams(raw));
-    this.received.siteverify.push({ form });
+    this.received.siteverify.push({ form, at: Date.now() });
     this.arrivals.emit("siteverify");
     this.siteverifyPeak = Math.max(this.siteverifyPeak, ++this.siteverifyOpen);
     try {
