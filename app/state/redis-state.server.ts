@@ -1,6 +1,7 @@
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { logEvent } from "~/server/log.server";
+import { ConfigError } from "~/server/settings.server";
 import { memoryLimiter } from "./memory-state.server";
 import {
   FAILED_TTL_MS,
@@ -60,7 +61,11 @@ class RedisTimedByItsAnswers extends Redis {
  * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
  * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
  */
-export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & { client: Redis } {
+export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & {
+  client: Redis;
+  /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's database. */
+  database: Promise<void>;
+} {
   const client = new RedisTimedByItsAnswers(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -107,7 +112,18 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
 
   const ready = async () => (await client.ping().catch(() => null)) === "PONG";
 
-  return { epoch: "", limit, ledger, ready, client };
+  // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
+  const database = new Promise((resolve) => client.once("ready", resolve)).then(async () => {
+    const index = client.options.db ?? 0;
+    await client.select(index).catch((error: unknown) => {
+      if (!(error instanceof ReplyError)) return; // not an answer: readiness reports it
+      throw new ConfigError(
+        `Invalid configuration: REDIS_URL names database ${index}, which Redis refuses (${(error as Error).message})`,
+      );
+    });
+  });
+
+  return { epoch: "", limit, ledger, ready, client, database };
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */
