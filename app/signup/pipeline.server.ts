@@ -114,15 +114,14 @@ export class Signup {
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
-    let form: FormData;
+    let form: URLSearchParams;
     try {
       form = await readUrlEncodedForm(request, SINGLE_FIELDS);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       return { code: "unreadable", status: error.status, detail: error.message };
     }
-    // Our reader appends nothing but strings.
-    const field = (name: string) => (form.get(name) as string | null) ?? "";
+    const field = (name: string) => form.get(name) ?? "";
     visit.typedEmail = field(FIELD.email).slice(0, 512);
 
     // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
@@ -166,7 +165,7 @@ export class Signup {
     return once.duplicate && isSuccess(once.outcome) ? { code: "replay" } : once.outcome;
   }
 
-  private proofOf(field: (name: string) => string, form: FormData): Proof | { code: PlainCode } {
+  private proofOf(field: (name: string) => string, form: URLSearchParams): Proof | { code: PlainCode } {
     const captchaToken = field(FIELD.captchaToken).trim();
     const answer = field(FIELD.questionAnswer);
     // An unanswered question is no proof at all, like an unsolved captcha.

@@ -37,8 +37,7 @@ export type ReceivedWebhook = {
   at: number;
   status: number;
 };
-/** `at`: when it arrived (Date.now()). */
-export type ReceivedSiteverify = { form: Record<string, string>; at: number };
+export type ReceivedSiteverify = { form: Record<string, string> };
 
 export const WEBHOOK_PATH = "/hooks/c0ffee-secret-path";
 export const SITEVERIFY_PATH = "/siteverify";
@@ -220,7 +219,7 @@ export class StandIn {
   private async answerSiteverify(raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.siteverify;
     const form = Object.fromEntries(new URLSearchParams(raw));
-    this.received.siteverify.push({ form, at: Date.now() });
+    this.received.siteverify.push({ form });
     this.arrivals.emit("siteverify");
     this.siteverifyPeak = Math.max(this.siteverifyPeak, ++this.siteverifyOpen);
     try {
