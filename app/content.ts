@@ -137,7 +137,7 @@ export const content = {
     },
     tooMany: {
       title: "Muitas tentativas",
-      description: "Recebemos muitos envios inválidos da sua conexão. Aguarde alguns minutos e tente novamente.",
+      description: "Recebemos muitos envios da sua conexão neste momento. Aguarde alguns segundos e envie de novo.",
     },
     tooManyNow: {
       title: "Muitas tentativas",

@@ -4,7 +4,13 @@ import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
 import { answerBeforeRemix } from "./guards.server";
 import { Metrics } from "./metrics.server";
-import { loadSettings, orExitOnConfigError, withSigningSecret } from "./settings.server";
+import {
+  exitOnConfigError,
+  loadSettings,
+  makeSignupsFolder,
+  orExitOnConfigError,
+  withSigningSecret,
+} from "./settings.server";
 
 /**
  * The server's services, built once from the validated settings when the build is imported (before
@@ -17,6 +23,14 @@ const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
+/** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
+const REDIS_START_WAIT_MS = 5_000;
+// Top-level awaits: remix-serve imports the build before it listens, so these run before the first visitor.
+if (redis) {
+  const waited = new Promise((resolve) => setTimeout(resolve, REDIS_START_WAIT_MS));
+  await Promise.race([redis.database.catch(exitOnConfigError), waited]);
+}
+await makeSignupsFolder(settings).catch(exitOnConfigError);
 export const state = redis ?? memoryState();
 export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
 

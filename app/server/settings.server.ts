@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fromAppRoot } from "./app-files.server";
@@ -19,10 +20,15 @@ export function orExitOnConfigError<T>(build: () => T): T {
   try {
     return build();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    return exitOnConfigError(error);
   }
+}
+
+/** Prints a ConfigError's one line and exits 1; anything else is thrown on. */
+export function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
 }
 
 /** hCaptcha's public test key: the widget always passes, siteverify accepts it with the test secret. */
@@ -46,9 +52,16 @@ const MIN_SECRET_LENGTH = 32;
 const httpUrl = (error: string) => z.url({ protocol: /^https?$/, error, abort: true });
 
 const outgoingUrl = (what: string) =>
-  httpUrl(`must be an http(s) URL (${what})`).refine((url) => !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
-    error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
-  });
+  httpUrl(`must be an http(s) URL (${what})`)
+    .refine((url) => new URL(url).port !== "0", { error: "uses port 0, which nothing can be called on" })
+    .refine((url) => !FETCH_BLOCKED_PORTS.has(new URL(url).port), {
+      error: "uses a port that fetch refuses to call (the Fetch standard's blocked ports); choose another",
+    });
+
+/** The kernel's file systems: nothing written there is kept, and making a folder under /proc never ends in Node. */
+const KERNEL_FOLDERS = /^\/(proc|sys)(\/|$)/;
+/** How long making SIGNUPS_FILE's folder may take at start-up (a hung network mount never answers). */
+const FOLDER_TIMEOUT_MS = 3_000;
 
 /** "https://prevly.com.br/" → "https://prevly.com.br": the scheme, host and port alone. */
 const publicOrigin = httpUrl("must be the page's public address, an http(s) URL like https://prevly.com.br")
@@ -78,7 +91,15 @@ const schema = z
         error: "holds credentials that are not valid percent-encoding (write a % in them as %25)",
       })
       .optional(),
-    SIGNUPS_FILE: z.string().trim().min(1).default("data/signups.jsonl"),
+    SIGNUPS_FILE: z
+      .string()
+      .trim()
+      .min(1)
+      .default("data/signups.jsonl")
+      .transform(fromAppRoot)
+      .refine((path) => !KERNEL_FOLDERS.test(path), {
+        error: "is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
+      }),
     SIGNUP_SOURCE: z
       .string()
       .trim()
@@ -124,7 +145,29 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`Invalid configuration: ${issue.path.join(".")} ${issue.message}`);
   }
-  return { ...parsed.data, SIGNUPS_FILE: fromAppRoot(parsed.data.SIGNUPS_FILE) };
+  return parsed.data;
+}
+
+/**
+ * Makes SIGNUPS_FILE's folder when the sink or the kept secret will use it, before they do it synchronously: a
+ * folder not made within FOLDER_TIMEOUT_MS is a ConfigError. Its other errors are left to them to name.
+ */
+export async function makeSignupsFolder(settings: Settings): Promise<void> {
+  if (settings.WEBHOOK_URL && settings.SIGNUP_SECRET) return;
+  const folder = dirname(settings.SIGNUPS_FILE);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, FOLDER_TIMEOUT_MS, false)));
+  const made = mkdir(folder, { recursive: true }).then(
+    () => true,
+    () => true,
+  );
+  const inTime = await Promise.race([made, late]);
+  clearTimeout(timer);
+  if (!inTime) {
+    throw new ConfigError(
+      `Invalid configuration: SIGNUPS_FILE's folder ${folder} could not be made within ${FOLDER_TIMEOUT_MS / 1000} s`,
+    );
+  }
 }
 
 /** Where the generated secret of a single instance is kept: beside the sign-ups file, in the data volume. */

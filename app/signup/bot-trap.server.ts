@@ -31,7 +31,7 @@ export class BotTrap {
     };
   }
 
-  inspect(form: FormData, now = Date.now()): TrapVerdict {
+  inspect(form: URLSearchParams, now = Date.now()): TrapVerdict {
     const name = form.get(NAME_FIELD);
     const token = form.get(VALID_FROM_FIELD);
     if (name === null && token === null) return { kind: "bot", why: "bot-trap fields missing" };

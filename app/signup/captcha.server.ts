@@ -1,26 +1,49 @@
 import { postWithDeadline } from "~/server/http-client.server";
+import type { Limit, SharedState } from "~/state/shared-state.server";
 
 /** Waiting for a turn included; past it the sign-up fails closed. */
 export const SITEVERIFY_TIMEOUT_MS = 2_500;
+// The numbers of the two limits on siteverify calls, and why: docs/signup.md, "Limits" (decision 015).
 /** Per instance: hCaptcha throttles a secret that calls too often, and a forged flood must not take every turn. */
 export const MAX_SITEVERIFY_IN_FLIGHT = 16;
+/** Per sender's address, for the whole deployment: the rate of the calls it causes, after a burst. */
+export const SITEVERIFY_CALLS_PER_SECOND = 10;
+export const SITEVERIFY_BURST = { points: 30, durationSeconds: 60 };
 /** siteverify answers a few hundred bytes; a bigger answer is not one. */
 const SITEVERIFY_ANSWER_BYTES = 16 * 1024;
 
 type SiteverifyAnswer = "valid" | "invalid" | "unreachable";
-/** `no turn`: this instance's calls in flight were at their cap until the deadline, so none was made. */
-type CaptchaVerdict = SiteverifyAnswer | "no turn";
+/**
+ * `no turn`: this instance's calls in flight were at their cap until the deadline; `over rate`: the sender's address
+ * has spent its rate and burst. Neither made a call.
+ */
+type CaptchaVerdict = SiteverifyAnswer | "no turn" | "over rate";
 
 /** Anything but a clear answer in time (timeout, non-2xx, bad JSON) is "unreachable": the caller fails closed. */
 export class CaptchaVerifier {
   private readonly gate = new CallGate(MAX_SITEVERIFY_IN_FLIGHT);
+  private readonly callsPerAddress: Limit;
 
-  constructor(private readonly options: { secret: string; siteKey: string; verifyUrl: string }) {}
+  constructor(
+    private readonly options: { secret: string; siteKey: string; verifyUrl: string },
+    state: SharedState,
+  ) {
+    // While Redis is away each instance counts on its own.
+    this.callsPerAddress = state.limit({
+      name: "siteverify-calls",
+      points: SITEVERIFY_CALLS_PER_SECOND,
+      durationSeconds: 1,
+      burst: SITEVERIFY_BURST,
+      whenAway: "local",
+    });
+  }
 
-  /** `rank`: how much of its failure allowance the sender's address has used; lower ranks get turns first. */
-  async verify(token: string, remoteIp: string | null, deadline: number, rank: number): Promise<CaptchaVerdict> {
+  /** `address`: the sender's (clientKey); the less of its rate it has used, the sooner it gets a turn. */
+  async verify(token: string, remoteIp: string | null, address: string, deadline: number): Promise<CaptchaVerdict> {
+    const { verdict, used } = await this.callsPerAddress.take(address);
+    if (verdict === "limited") return "over rate";
     const until = Math.min(deadline, Date.now() + SITEVERIFY_TIMEOUT_MS);
-    return this.gate.run(rank, until, () => this.ask(token, remoteIp, until - Date.now()));
+    return this.gate.run(used, until, () => this.ask(token, remoteIp, until - Date.now()));
   }
 
   private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<SiteverifyAnswer> {

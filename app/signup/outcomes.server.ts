@@ -44,15 +44,7 @@ export type SignupOutcome =
 
 const SUCCESSES = new Set<SignupOutcome["code"]>(["relayed", "queued", "replay", "known-email", "bot"]);
 
-/** What the visitor (every 400 above) or a bot did wrong: posts that cost their address some of its failure allowance. */
-const VISITOR_FAILURES = new Set<SignupOutcome["code"]>([
-  "unreadable",
-  "bot",
-  ...Object.entries(ANSWERS).flatMap(([code, [status]]) => (status === 400 ? [code as PlainCode] : [])),
-]);
-
 export const isSuccess = (outcome: SignupOutcome) => SUCCESSES.has(outcome.code);
-export const isVisitorFailure = (outcome: SignupOutcome) => VISITOR_FAILURES.has(outcome.code);
 
 export function answerFor(outcome: SignupOutcome): { status: number; notice: Notice } {
   if (isSuccess(outcome)) return { status: 200, notice: messages.success };

@@ -8,16 +8,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { BOT_TRAP_FIELDS, BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
-import { FailureAllowance } from "./failure-allowance.server";
-import {
-  answerFor,
-  isSuccess,
-  isVisitorFailure,
-  logFieldsOf,
-  relayFailure,
-  type PlainCode,
-  type SignupOutcome,
-} from "./outcomes.server";
+import { answerFor, isSuccess, logFieldsOf, relayFailure, type PlainCode, type SignupOutcome } from "./outcomes.server";
 import { FallbackQuestions, questionRelayBudget } from "./question.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
@@ -60,8 +51,6 @@ class Visit {
   fromPage = false;
   /** The captcha token went out to siteverify or the webhook: the widget must make a new one. */
   captchaSpent = false;
-  /** The failure allowance already counted this request's failure, if it failed. */
-  verified = false;
   /** Set once the body is read. */
   release: (() => void) | null = null;
   /** For the sign-up's outgoing calls: SIGNUP_TIME_BUDGET_MS after admission. */
@@ -76,7 +65,6 @@ export class Signup {
   private readonly replays: ReplayGuard<SignupOutcome>;
   /** The ledger again, keyed by the address alone and remembered for a day. */
   private readonly emails: ReplayGuard<SignupOutcome>;
-  private readonly allowance: FailureAllowance;
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
   private readonly questionRelays;
@@ -93,9 +81,8 @@ export class Signup {
     const tokens = new SignedTokens(settings.SIGNUP_SECRET);
     this.botTrap = new BotTrap(tokens);
     const { HCAPTCHA_SECRET: secret, HCAPTCHA_SITE_KEY: siteKey, HCAPTCHA_VERIFY_URL: verifyUrl } = settings;
-    this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }) : null;
+    this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }, state) : null;
     this.questions = FallbackQuestions.create(tokens, state);
-    this.allowance = new FailureAllowance(state);
     // While Redis is away the ceiling holds per instance; the question's budget must hold for the whole
     // deployment, so its path closes instead.
     this.relayCeiling = state.limit({
@@ -119,10 +106,7 @@ export class Signup {
     const visit = new Visit();
     try {
       const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
-      const outcome = await this.run(request, visit, remoteIp);
-      // A failed verification has already cost its address.
-      if (isVisitorFailure(outcome) && !visit.verified) await this.allowance.charge(clientKey(remoteIp));
-      return this.answer(outcome, visit);
+      return this.answer(await this.run(request, visit, remoteIp), visit);
     } finally {
       visit.release?.();
     }
@@ -130,15 +114,14 @@ export class Signup {
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
     if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
-    let form: FormData;
+    let form: URLSearchParams;
     try {
       form = await readUrlEncodedForm(request, SINGLE_FIELDS);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       return { code: "unreadable", status: error.status, detail: error.message };
     }
-    // Our reader appends nothing but strings.
-    const field = (name: string) => (form.get(name) as string | null) ?? "";
+    const field = (name: string) => form.get(name) ?? "";
     visit.typedEmail = field(FIELD.email).slice(0, 512);
 
     // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
@@ -177,10 +160,12 @@ export class Signup {
       visit.captchaSpent = false;
       return { code: "store-unavailable", detail: once.why };
     }
+    // Refused before siteverify: the same token is good once the address's rate allows again.
+    if (once.outcome.code === "rate-limited") visit.captchaSpent = false;
     return once.duplicate && isSuccess(once.outcome) ? { code: "replay" } : once.outcome;
   }
 
-  private proofOf(field: (name: string) => string, form: FormData): Proof | { code: PlainCode } {
+  private proofOf(field: (name: string) => string, form: URLSearchParams): Proof | { code: PlainCode } {
     const captchaToken = field(FIELD.captchaToken).trim();
     const answer = field(FIELD.questionAnswer);
     // An unanswered question is no proof at all, like an unsolved captcha.
@@ -197,7 +182,7 @@ export class Signup {
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
     // The budgets once the proof holds, and before the day's ledger, so an address already listed spends and is
     // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
-    const refusal = (await this.verify(candidate, visit)) ?? (await this.overBudget(candidate.proof));
+    const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate.proof));
     if (refusal) return { code: refusal };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
@@ -217,25 +202,19 @@ export class Signup {
     return null;
   }
 
-  /** On the sender's failure allowance; null when the proof holds. */
-  private async verify({ proof, remoteIp, address }: Candidate, visit: Visit): Promise<PlainCode | null> {
-    if (proof.kind === "captcha" && !this.captcha) return null;
-    const refusal = await this.allowance.verify<PlainCode | null>(address, visit.deadline, async (used) => {
-      visit.verified = true;
-      if (proof.kind === "question") {
-        const verdict = await this.questions.check(proof.token, proof.answer);
-        if (verdict === "correct") return { verdict: "passed", result: null };
-        if (verdict === "unavailable") return { verdict: "passed", result: "question-store-unavailable" };
-        return { verdict: "failed", result: verdict === "wrong" ? "question-wrong" : "question-expired" };
-      }
-      const answer = await this.captcha!.verify(proof.token, remoteIp, visit.deadline, used);
-      if (answer === "valid") return { verdict: "passed", result: null };
-      if (answer === "invalid") return { verdict: "failed", result: "captcha-rejected" };
-      // Not the visitor's doing. A call siteverify left unanswered still costs a little, so a slow or
-      // failing siteverify stays bounded per address; no turn at our own cap costs nothing.
-      return { verdict: answer === "unreachable" ? "unanswered" : "passed", result: "captcha-unreachable" };
-    });
-    return refusal === "exhausted" ? "rate-limited" : refusal;
+  /** Null when the proof holds. Only a captcha costs a call, on its sender's rate (CaptchaVerifier). */
+  private async verify({ proof, remoteIp, address }: Candidate, deadline: number): Promise<PlainCode | null> {
+    if (proof.kind === "question") {
+      const verdict = await this.questions.check(proof.token, proof.answer);
+      if (verdict === "correct") return null;
+      if (verdict === "unavailable") return "question-store-unavailable";
+      return verdict === "wrong" ? "question-wrong" : "question-expired";
+    }
+    if (!this.captcha) return null;
+    const answer = await this.captcha.verify(proof.token, remoteIp, address, deadline);
+    if (answer === "valid") return null;
+    if (answer === "invalid") return "captcha-rejected";
+    return answer === "over rate" ? "rate-limited" : "captcha-unreachable";
   }
 
   /** `signupId`, the address's ledger key, is the job id and Idempotency-Key: a retry is one sign-up (decision 016). */

@@ -14,7 +14,7 @@ export class BodyError extends Error {
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Refuses oversized, non-UTF-8 or badly percent-encoded input rather than guess, and a `singleFields` field twice. */
-export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<FormData> {
+export async function readUrlEncodedForm(request: Request, singleFields: readonly string[]): Promise<URLSearchParams> {
   const contentType = request.headers.get("content-type") ?? "";
   const [mediaType, ...params] = contentType.split(";").map((part) => part.trim().toLowerCase());
   if (mediaType !== "application/x-www-form-urlencoded")
@@ -26,15 +26,13 @@ export async function readUrlEncodedForm(request: Request, singleFields: readonl
   if (declaredLength > MAX_BODY_BYTES) throw new BodyError(413, "declared body too large");
 
   const text = await readUtf8(request, MAX_BODY_BYTES);
-  const form = new FormData();
-  for (const pair of text.split("&")) {
-    if (pair === "") continue;
-    const separator = pair.indexOf("=");
-    const name = decodeComponent(separator === -1 ? pair : pair.slice(0, separator));
-    const value = separator === -1 ? "" : decodeComponent(pair.slice(separator + 1));
-    if (singleFields.includes(name) && form.has(name)) throw new BodyError(400, `field "${name}" repeated`);
-    form.append(name, value);
-  }
+  // URLSearchParams guesses where the encoding is broken (a bad escape stays as sent, escaped bytes that are not
+  // UTF-8 become U+FFFD): such a body is refused instead. Escapes never span a literal `&` or `=`, so the whole
+  // body decodes exactly when each name and value does.
+  if (percentDecoded(text) === null) throw new BodyError(400, "malformed percent-encoding");
+  const form = new URLSearchParams(text);
+  const repeated = singleFields.find((name) => form.getAll(name).length > 1);
+  if (repeated) throw new BodyError(400, `field "${repeated}" repeated`);
   return form;
 }
 
@@ -60,10 +58,4 @@ async function readUtf8(request: Request, limit: number): Promise<string> {
   } catch {
     throw new BodyError(400, "body is not UTF-8");
   }
-}
-
-function decodeComponent(raw: string): string {
-  const decoded = percentDecoded(raw.replace(/\+/g, " "));
-  if (decoded === null) throw new BodyError(400, "malformed percent-encoding");
-  return decoded;
 }

@@ -4,7 +4,7 @@ import { RateLimiterMemory } from "rate-limiter-flexible";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
-  limitOver,
+  limitOf,
   ledgerEntry,
   type Ledger,
   type LimitSpec,
@@ -32,7 +32,7 @@ export function memoryState(): SharedState {
       else entries.set(key, LEDGER_VALUES.FAILED + result.outcome, { ttl: FAILED_TTL_MS });
     },
   };
-  const limit = (spec: LimitSpec) => limitOver(memoryLimiter(spec));
+  const limit = (spec: LimitSpec) => limitOf(spec, memoryLimiter);
   return { epoch: randomBytes(3).toString("base64url"), limit, ledger, ready: async () => true };
 }
 

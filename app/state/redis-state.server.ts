@@ -1,11 +1,12 @@
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { logEvent } from "~/server/log.server";
+import { ConfigError } from "~/server/settings.server";
 import { memoryLimiter } from "./memory-state.server";
 import {
   FAILED_TTL_MS,
   LEDGER_VALUES,
-  limitOver,
+  limitOf,
   ledgerEntry,
   type Ledger,
   type Limit,
@@ -31,19 +32,44 @@ type LedgerClient = Redis & {
 
 /** The longest a client waits between attempts to reconnect to a Redis that went away. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/** Counted on this instance's clock, event-loop delay included: 100 ms gave false refusals (decision 007). */
-export const REDIS_TIMEOUT_MS = 250;
+/** A command Redis has not answered in this long is refused: Redis is away (decision 007). */
+export const REDIS_TIMEOUT_MS = 1_000;
+
+/**
+ * ioredis's `commandTimeout` fires on this process's clock: after a busy stretch of the event loop its timer runs
+ * before the loop reads the answer already waiting on the socket, and a loaded instance refused sign-ups that Redis
+ * had answered in time. This timeout looks again once the loop has read what arrived (an immediate runs after the
+ * I/O phase), so only a command Redis has not answered is refused.
+ */
+class RedisTimedByItsAnswers extends Redis {
+  override sendCommand(...args: Parameters<Redis["sendCommand"]>): unknown {
+    const [command] = args;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!command.isResolved) command.reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`));
+        }),
+      REDIS_TIMEOUT_MS,
+    );
+    const settled = () => clearTimeout(timer);
+    command.promise.then(settled, settled);
+    return super.sendCommand(...args);
+  }
+}
 
 /**
  * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
- * milliseconds, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
+ * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
  */
-export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & { client: Redis } {
-  const client = new Redis(url, {
+export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & {
+  client: Redis;
+  /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's database. */
+  database: Promise<void>;
+} {
+  const client = new RedisTimedByItsAnswers(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_TIMEOUT_MS,
-    connectTimeout: 10 * REDIS_TIMEOUT_MS,
+    connectTimeout: 2 * REDIS_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(100 * attempt, MAX_RECONNECT_DELAY_MS),
     // A Redis that answers "LOADING" is not ready yet: commands are refused until it is.
     enableReadyCheck: true,
@@ -73,8 +99,8 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     },
   };
 
-  function limit(spec: LimitSpec): Limit {
-    const limiter = new RateLimiterRedis({
+  const limiter = (spec: LimitSpec) =>
+    new RateLimiterRedis({
       storeClient: client,
       keyPrefix: key("limit", spec.name),
       points: spec.points,
@@ -82,12 +108,22 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
       rejectIfRedisNotReady: true,
       insuranceLimiter: spec.whenAway === "local" ? memoryLimiter(spec) : undefined,
     });
-    return limitOver(limiter);
-  }
+  const limit = (spec: LimitSpec): Limit => limitOf(spec, limiter);
 
   const ready = async () => (await client.ping().catch(() => null)) === "PONG";
 
-  return { epoch: "", limit, ledger, ready, client };
+  // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
+  const database = new Promise((resolve) => client.once("ready", resolve)).then(async () => {
+    const index = client.options.db ?? 0;
+    await client.select(index).catch((error: unknown) => {
+      if (!(error instanceof ReplyError)) return; // not an answer: readiness reports it
+      throw new ConfigError(
+        `Invalid configuration: REDIS_URL names database ${index}, which Redis refuses (${(error as Error).message})`,
+      );
+    });
+  });
+
+  return { epoch: "", limit, ledger, ready, client, database };
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */

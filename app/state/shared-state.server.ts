@@ -1,4 +1,4 @@
-import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { BurstyRateLimiter, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 
 // The sign-up's shared state, one interface over two stores: this process's memory (one instance) or Redis
 // (REDIS_URL, several acting as one); the pipeline cannot tell which it has (docs/decisions/007-…).
@@ -6,12 +6,6 @@ import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible"
 export type Limit = {
   /** Spends `points` (1) of `key`; `used` counts the points the key has spent in this window, these included. */
   take(key: string, points?: number): Promise<{ verdict: "allowed" | "limited" | "unavailable"; used: number }>;
-  /** Best effort. */
-  refund(key: string, points?: number): Promise<void>;
-  /** Spends points whatever is left. Best effort. */
-  charge(key: string, points?: number): Promise<void>;
-  /** 0 when the store cannot say. */
-  used(key: string): Promise<number>;
 };
 
 export type LimitSpec = {
@@ -19,6 +13,8 @@ export type LimitSpec = {
   name: string;
   points: number;
   durationSeconds: number;
+  /** More points, once `points` are spent, counted over a window of their own (a token bucket's burst). */
+  burst?: { points: number; durationSeconds: number };
   /** Redis away: `local` counts per instance (a ceiling); `refuse` is `unavailable` (a budget for the deployment). */
   whenAway: "local" | "refuse";
 };
@@ -63,8 +59,17 @@ export function ledgerEntry(value: string | null | undefined): LedgerEntry {
   return { state: "unknown" };
 }
 
+/** `spec` in a store, by `limiter`: one limiter, or with a burst rate-limiter-flexible's BurstyRateLimiter of two. */
+export function limitOf(spec: LimitSpec, limiter: (spec: LimitSpec) => RateLimiterAbstract): Limit {
+  const { burst, ...steady } = spec;
+  if (!burst) return limitOver(limiter(steady));
+  return limitOver(
+    new BurstyRateLimiter(limiter(steady), limiter({ ...steady, ...burst, name: `${spec.name}-burst` })),
+  );
+}
+
 /** rate-limiter-flexible rejects with its result when a key is spent, and with an Error when its store fails. */
-export function limitOver(limiter: RateLimiterAbstract): Limit {
+function limitOver(limiter: Pick<RateLimiterAbstract, "consume">): Limit {
   return {
     async take(key, points = 1) {
       try {
@@ -73,15 +78,6 @@ export function limitOver(limiter: RateLimiterAbstract): Limit {
         if (rejection instanceof RateLimiterRes) return { verdict: "limited", used: rejection.consumedPoints };
         return { verdict: "unavailable", used: 0 };
       }
-    },
-    async refund(key, points = 1) {
-      await limiter.reward(key, points).catch(() => undefined);
-    },
-    async charge(key, points = 1) {
-      await limiter.penalty(key, points).catch(() => undefined);
-    },
-    async used(key) {
-      return (await limiter.get(key).catch(() => null))?.consumedPoints ?? 0;
     },
   };
 }

@@ -12,7 +12,7 @@ export const test = base.extend<{ standIn: StandInClient; visitorAddress: string
     await standIn.reset();
     await use(standIn);
   },
-  /** Each test is a visitor of its own address, so one test's failures never spend another's allowance. */
+  /** Each test is a visitor of its own address, so one test's siteverify calls never count against another's rate. */
   visitorAddress: [
     async ({ context }, use, testInfo) => {
       visitors += 1;

@@ -3,7 +3,8 @@ import type { RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite } from "./suite";
+import { mapConcurrently, paced } from "../harness/wait";
+import { builtServerSuite, pressingAgain, siteverifyCallsAtMost } from "./suite";
 
 /**
  * A bot author's attempts against the built server, each judged by what the
@@ -60,6 +61,64 @@ describe("junk never locks a genuine visitor out", () => {
     expect(person.status).toBe(200);
     expect(person.result.notice.title).toBe("Cadastro realizado!");
     expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+});
+
+describe("a bad neighbour on the same address", () => {
+  const genuine = (app: RunningApp, index: number, client: string) =>
+    send(app, { email: `vizinho${index}@exemplo.com.br`, hcaptchaToken: `genuine-${index}` }, client);
+  const forged = (app: RunningApp, index: number, client: string) =>
+    send(app, { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` }, client);
+  const neighbours = (count: number) => Array.from({ length: count }, (_, index) => `vizinho${index}@exemplo.com.br`);
+
+  it("40 genuine visitors at 2 a second while a bot at their address posts 5 forged tokens a second: all 40 relayed", async () => {
+    const app = await start({ TRUST_PROXY: "1" });
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    let visitorsDone = false;
+    const bot = paced(100, 200, (index) => (visitorsDone ? Promise.resolve(null) : forged(app, index, "177.10.0.1")));
+    const visitors = await paced(40, 500, (index) => genuine(app, index, "177.10.0.1"));
+    visitorsDone = true;
+    const botAnswers = (await bot).filter((answer) => answer !== null);
+
+    expect(visitors.map(({ status }) => status)).toEqual(Array(40).fill(200));
+    expect(relayed().sort()).toEqual(neighbours(40).sort());
+    expect(botAnswers.length).toBeGreaterThan(50);
+    expect(new Set(botAnswers.map(({ status }) => status))).toEqual(new Set([400]));
+  });
+
+  it("150 empty posts from an address, then 5 genuine visitors from it: all 5 relayed, and the junk cost no verification", async () => {
+    const app = await start({ TRUST_PROXY: "1" });
+    const junk = await mapConcurrently(Array.from({ length: 150 }), 10, () =>
+      postSignup(app.origin, {}, { data: true, client: "177.10.0.2" }),
+    );
+    // Taken for a bot (no bot-trap fields) and answered as if it worked.
+    expect(new Set(junk.map(({ status }) => status))).toEqual(new Set([200]));
+    const visitors = [];
+    for (let index = 0; index < 5; index++) visitors.push(await genuine(app, index, "177.10.0.2"));
+
+    expect(visitors.map(({ status }) => status)).toEqual(Array(5).fill(200));
+    expect(relayed()).toEqual(neighbours(5));
+    expect(standIn.received.siteverify).toHaveLength(5);
+  });
+
+  it("a flood of forged tokens at one address is throttled there to the rate of siteverify calls, and visitors at another address are untouched", async () => {
+    const app = await start({ TRUST_PROXY: "1" });
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    const began = Date.now();
+    const flood = mapConcurrently(Array.from({ length: 300 }), 20, (_, index) => forged(app, index, "203.0.113.9"));
+    const elsewhere = await paced(5, 100, (index) => genuine(app, index, "203.0.113.50"));
+    const floodAnswers = await flood;
+    const elapsed = Date.now() - began;
+
+    expect(elsewhere.map(({ status }) => status)).toEqual(Array(5).fill(200));
+    expect(relayed().sort()).toEqual(neighbours(5).sort());
+    const floodCalls = standIn.received.siteverify.filter(({ form }) => form.response!.startsWith("forged-"));
+    expect(floodCalls.length).toBeLessThanOrEqual(siteverifyCallsAtMost(elapsed));
+    const refused = floodAnswers.filter(({ status }) => status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(300 - siteverifyCallsAtMost(elapsed));
+    expect(refused[0]!.result.notice.title).toBe("Muitas tentativas");
+    // Told to wait a few seconds, a person at the flooded address presses again and gets through.
+    expect((await pressingAgain(() => genuine(app, 99, "203.0.113.9"))).status).toBe(200);
   });
 });
 
@@ -188,7 +247,7 @@ describe("questions are expensive to farm", () => {
       { length: 2_000 },
       (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`,
     );
-    // A botnet: each forgery from an address of its own, so no address runs out of its allowance.
+    // A botnet: each forgery from an address of its own.
     for (let start = 0; start < forgeries.length; start += 100) {
       const batch = forgeries.slice(start, start + 100).map((token, index) =>
         answerQuestion(app, tokens, "bot@exemplo.com", {

@@ -2,13 +2,14 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, SERVE_COMMAND, startApp, type RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp as send } from "../harness/signup-client";
+import { startRedis } from "../harness/real-servers";
 import { WEBHOOK_PATH } from "../harness/stand-in";
 import { accepts, until, waitForOk } from "../harness/wait";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
@@ -348,6 +349,54 @@ describe("stopping", () => {
     await expect(startApp({ REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "" })).rejects.toThrowError(
       /exited with 1:\nInvalid configuration: SIGNUP_SECRET must be set when REDIS_URL is/,
     );
+  });
+});
+
+describe("bad settings stop start-up with one line", () => {
+  /** What start-up printed besides warnings and JSON log lines, once it exited. */
+  async function refusal(env: Record<string, string>): Promise<string[]> {
+    const failure = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...env }).then(
+      async (app) => (await app.stop(), new Error("it started")),
+      (error: Error) => error,
+    );
+    return failure.message.split("\n").filter((line) => line && !/^(\[config\] warning:|\{)/.test(line));
+  }
+
+  it("a REDIS_URL naming a database Redis refuses", async () => {
+    const redis = await startRedis();
+    try {
+      expect(await refusal({ REDIS_URL: `${redis.url}/99` })).toEqual([
+        "app exited with 1:",
+        "Invalid configuration: REDIS_URL names database 99, which Redis refuses (ERR DB index is out of range)",
+      ]);
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it("a WEBHOOK_URL on port 0", async () => {
+    expect(await refusal({ WEBHOOK_URL: "http://127.0.0.1:0/webhook/x" })).toEqual([
+      "app exited with 1:",
+      "Invalid configuration: WEBHOOK_URL uses port 0, which nothing can be called on",
+    ]);
+  });
+
+  it("a SIGNUPS_FILE under /proc", async () => {
+    expect(await refusal({ SIGNUPS_FILE: "/proc/prevly/signups.jsonl" })).toEqual([
+      "app exited with 1:",
+      "Invalid configuration: SIGNUPS_FILE is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
+    ]);
+  });
+
+  it("a SIGNUPS_FILE whose folder cannot be made within a few seconds", async () => {
+    // Through a link into /proc, where making a folder never ends.
+    const folder = await mkdtemp(join(tmpdir(), "slow-disk-"));
+    await symlink("/proc", join(folder, "kernel"));
+    const file = join(folder, "kernel", "prevly", "signups.jsonl");
+    expect(await refusal({ SIGNUPS_FILE: file })).toEqual([
+      "app exited with 1:",
+      `Invalid configuration: SIGNUPS_FILE's folder ${join(folder, "kernel", "prevly")} could not be made within 3 s`,
+    ]);
   });
 });
 

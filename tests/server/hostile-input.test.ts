@@ -57,7 +57,7 @@ type Headers = Record<string, string | null>;
 
 let senders = 0;
 
-/** Each case comes from an address of its own: what one case fails never spends another's allowance. */
+/** Each case comes from an address of its own: one case's siteverify calls never count against another's rate. */
 function request(method: string, path: string, body: Buffer | string, headers: Headers = {}): Buffer {
   const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   const merged: Headers = {

@@ -5,9 +5,9 @@ import { SignedTokens } from "~/signup/signed-tokens.server";
 const RENDERED_AT = Date.parse("2026-11-22T12:00:00Z");
 const trapWith = (secret: string) => new BotTrap(new SignedTokens(secret));
 
-function postedForm(trap: BotTrap, renderedAt = RENDERED_AT, overrides: Record<string, string> = {}): FormData {
+function postedForm(trap: BotTrap, renderedAt = RENDERED_AT, overrides: Record<string, string> = {}): URLSearchParams {
   const fields = trap.fields(renderedAt);
-  const form = new FormData();
+  const form = new URLSearchParams();
   form.set(fields.nameField, "");
   form.set(fields.validFromField, fields.validFrom);
   for (const [name, value] of Object.entries(overrides)) form.set(name, value);
@@ -31,7 +31,7 @@ describe("the bot trap", () => {
       kind: "bot",
       why: "bot-trap field filled",
     });
-    expect(trap.inspect(new FormData(), RENDERED_AT)).toEqual({ kind: "bot", why: "bot-trap fields missing" });
+    expect(trap.inspect(new URLSearchParams(), RENDERED_AT)).toEqual({ kind: "bot", why: "bot-trap fields missing" });
   });
 
   it("calls a form older than the maximum age stale, never a silent success", () => {
@@ -52,7 +52,7 @@ describe("the bot trap", () => {
   });
 
   it("hands a visitor who only presses again fields that are good at once", () => {
-    const form = new FormData();
+    const form = new URLSearchParams();
     const fields = trap.fields(RENDERED_AT, { resend: true });
     form.set(fields.nameField, "");
     form.set(fields.validFromField, fields.validFrom);
