@@ -8,7 +8,12 @@ import { useContext, useState } from "react";
 export type BootTrigger = { near: string; margin: string; link: string; field: string };
 
 /** The modules Remix's own boot imports (decision 018): preloaded together, then the routes, then the client entry. */
-type BootModules = { preload: string[]; runtime: string | null; routes: Array<[id: string, url: string]>; entry: string };
+type BootModules = {
+  preload: string[];
+  runtime: string | null;
+  routes: Array<[id: string, url: string]>;
+  entry: string;
+};
 
 /**
  * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
@@ -51,7 +56,10 @@ function bootWhenNear(trigger: BootTrigger, modules: BootModules) {
 
 /** JSON that cannot close the script it sits in. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /**

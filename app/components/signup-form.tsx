@@ -15,7 +15,12 @@ const FORM_ID = "signup-form";
  * The page's scripts start when the form is about a screen away (400 px), when a field of it is focused, or when the
  * hero's call to action is followed (decision 018).
  */
-export const SIGNUP_BOOT: BootTrigger = { near: FORM_ID, margin: "400px", link: SIGNUP_SECTION_ID, field: EMAIL_INPUT_ID };
+export const SIGNUP_BOOT: BootTrigger = {
+  near: FORM_ID,
+  margin: "400px",
+  link: SIGNUP_SECTION_ID,
+  field: EMAIL_INPUT_ID,
+};
 
 /**
  * Where a post without JavaScript lands: the browser scrolls the new page to the form, whose notice and fields fit one

@@ -82,7 +82,9 @@ function readRemixScripts(html: string) {
     module = module.replace(pattern, "");
     return found;
   };
-  const imports = new Map(take(/import \* as (route\d+) from ("[^"]+");/g).map(([, name, url]) => [name!, JSON.parse(url!)]));
+  const imports = new Map(
+    take(/import \* as (route\d+) from ("[^"]+");/g).map(([, name, url]) => [name!, JSON.parse(url!)]),
+  );
   const partialManifest = JSON.parse(take(/window\.__remixManifest = ([\s\S]*?\n});/g)[0]![1]!);
   const routeModules = take(/window\.__remixRouteModules = \{(.*)\};/g)[0]![1]!;
   const routes = [...routeModules.matchAll(/("[^"]+"):(route\d+)/g)].map(([, id, name]) => [
