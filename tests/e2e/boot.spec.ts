@@ -45,6 +45,7 @@ test("following the call to action boots the page and puts the cursor in the e-m
   const scripts = scriptRequests(page);
   await page.goto("/");
   await afterIdle(page);
+  expect(scripts).toEqual([]);
   await page.getByRole("link", { name: "Seja o primeiro a saber!" }).click();
   const form = signupForm(page);
   await expect(form.email).toBeFocused();
