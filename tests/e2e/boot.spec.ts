@@ -95,7 +95,7 @@ test("an e-mail half typed before the scripts arrive is still there after hydrat
 test("Enter before the scripts arrive is a plain post answered on screen; then the captcha signs up, exactly once", async ({
   page,
   standIn,
-}) => {
+}, testInfo) => {
   const { scripts, form, email } = await openWithScriptsHeld(page, "enter-cedo");
   await form.email.fill(email);
   await afterMinimumTime(page);
@@ -108,6 +108,7 @@ test("Enter before the scripts arrive is a plain post answered on screen; then t
   await expect(form.email).toBeInViewport({ ratio: 1 });
   await expect(form.email).toHaveValue(email);
   await expect(page).toHaveTitle("Valide o captcha — Prevly — sua previdência privada em um só app");
+  await page.screenshot({ path: testInfo.outputPath("answer-before-scripts.png") });
   expect((await standIn.received()).webhook).toHaveLength(0);
 
   scripts.release();
