@@ -10,6 +10,8 @@ export const content = {
   site: { name: NAME, contactEmail: "contato@prevly.com.br" },
   meta: {
     title: `${NAME} — sua previdência privada em um só app`,
+    /** The page's title after a form result: its notice first. */
+    resultTitle: (notice: string, title: string) => `${notice} — ${title}`,
     description:
       "Marketplace de previdência privada integrado ao Open Insurance: veja todos os seus planos, compare, faça portabilidade digital e use seu patrimônio a seu favor. Cadastre-se para saber do lançamento.",
     themeColor: "#0b6a55",

@@ -1,4 +1,4 @@
-import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
+import { content, SIGNUP_SECTION_ID } from "~/content";
 import { ProductPreviewPicture } from "./product-preview-picture";
 
 /**
@@ -29,11 +29,10 @@ export function Hero() {
             {hero.title}
           </h1>
           <p className="mt-4 max-w-2xl text-base leading-relaxed text-brand-100 sm:mt-6 sm:text-lg">{hero.lead}</p>
-          {/* A plain anchor; with JavaScript it also puts the cursor in the e-mail field, once the anchor's own
-              navigation (which drops focus) is done. */}
+          {/* A plain anchor; with JavaScript the page's boot script also puts the cursor in the e-mail field
+              (deferred-boot.tsx), before the framework has arrived. */}
           <a
             href={`#${SIGNUP_SECTION_ID}`}
-            onClick={() => setTimeout(() => document.getElementById(EMAIL_INPUT_ID)?.focus({ preventScroll: true }))}
             className="mt-6 inline-flex min-h-12 items-center rounded-xl bg-accent-400 px-6 py-3 text-base font-bold text-brand-950 shadow-lg shadow-black/20 transition hover:bg-accent-300 sm:mt-8"
           >
             {hero.cta}

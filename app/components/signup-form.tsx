@@ -1,15 +1,32 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { content, EMAIL_INPUT_ID } from "~/content";
+import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
 import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
 import { BotTrapFields } from "./bot-trap-fields";
+import type { BootTrigger } from "./deferred-boot";
 import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
 
-/** hCaptcha and the toasts: loaded only when the visitor comes near the form. */
+/** hCaptcha and the toasts: loaded once the page has booted, which waits for the visitor to come near the form. */
 const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 
-/** How far below the viewport the form may be when its enhancements start loading. */
-const PRELOAD_MARGIN = "400px";
+const FORM_ID = "signup-form";
+
+/**
+ * The page's scripts start when the form is about a screen away (400 px), when a field of it is focused, or when the
+ * hero's call to action is followed (decision 018).
+ */
+export const SIGNUP_BOOT: BootTrigger = {
+  near: FORM_ID,
+  margin: "400px",
+  link: SIGNUP_SECTION_ID,
+  field: EMAIL_INPUT_ID,
+};
+
+/**
+ * Where a post without JavaScript lands: the browser scrolls the new page to the form, whose notice and fields fit one
+ * phone screen. A Remix `<Form>` keeps the fragment in its action too; its fetch leaves it out.
+ */
+const ACTION = `?index#${FORM_ID}`;
 
 /** `hydrated`'s store: false in the server's render and while hydrating, true once React runs in the browser. */
 const subscribe = () => () => {};
@@ -24,7 +41,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const navigation = useNavigation();
   const hydrated = useSyncExternalStore(subscribe, inBrowser, onServer);
   const formRef = useRef<HTMLFormElement>(null);
-  const [enhance, setEnhance] = useState(false);
+  /** The result this page was rendered with (a post without JavaScript): shown in place, never as a toast. */
+  const [resultInPlace] = useState(result);
+  const newResult = result === resultInPlace ? undefined : result;
   const [captchaToken, setCaptchaToken] = useState("");
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
   /** The visitor asked for the question instead of the captcha (hCaptcha shuts out many screen-reader users). */
@@ -36,23 +55,11 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
 
+  // Signed up: the fields start empty for the next address (hidden and controlled ones keep their values). Not on
+  // hydration: what the visitor typed since the page arrived stays.
   useEffect(() => {
-    const form = formRef.current;
-    if (!form || enhance) return;
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) setEnhance(true);
-      },
-      { rootMargin: PRELOAD_MARGIN },
-    );
-    observer.observe(form);
-    return () => observer.disconnect();
-  }, [enhance]);
-
-  // Signed up: the fields start empty for the next address (hidden and controlled ones keep their values).
-  useEffect(() => {
-    if (result?.ok) formRef.current?.reset();
-  }, [result]);
+    if (newResult?.ok) formRef.current?.reset();
+  }, [newResult]);
 
   // The control that asked for the question is gone: the cursor goes where the answer is typed.
   useEffect(() => {
@@ -74,10 +81,12 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   return (
     <Form
       ref={formRef}
+      id={FORM_ID}
+      action={ACTION}
       method="post"
       noValidate
       preventScrollReset
-      className="space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
+      className="scroll-mt-4 space-y-5 rounded-2xl border border-slate-200 bg-slate-50 p-6 shadow-sm sm:p-8"
       aria-busy={submitting}
     >
       <BotTrapFields fields={result?.botTrap ?? botTrap} label={signup.botTrapLabel} />
@@ -95,24 +104,21 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           maxLength={254}
           placeholder={signup.emailPlaceholder}
           defaultValue={result && !result.ok ? result.email : ""}
-          onFocus={() => setEnhance(true)}
           className="mt-2 block w-full rounded-lg border border-slate-400 bg-white px-4 py-3 text-base placeholder:text-slate-500"
         />
       </div>
 
       <input type="hidden" name={FIELD.captchaToken} value={captchaToken} />
-      {hydrated && enhance ? (
+      {hydrated ? (
         <Suspense fallback={captchaPlaceholder}>
           <SignupEnhancements
             siteKey={captchaSiteKey}
-            result={result}
+            result={newResult}
             onToken={setCaptchaToken}
             onUnavailable={() => setCaptchaUnavailable(true)}
             hidden={showQuestion}
           />
         </Suspense>
-      ) : hydrated ? (
-        captchaPlaceholder
       ) : null}
       {hydrated && !showQuestion ? (
         <button
@@ -128,8 +134,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
         <QuestionField question={currentQuestion} />
       </noscript>
 
-      {/* Without JavaScript there are no toasts: the outcome is rendered here by the server. */}
-      {result && !hydrated ? (
+      {/* A post without JavaScript gets no toast: its outcome is rendered here by the server, and stays through
+          hydration until the next result. */}
+      {result && !newResult ? (
         <div
           role={result.ok ? "status" : "alert"}
           className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}

@@ -1,22 +1,18 @@
 import type { MetaFunction } from "@remix-run/node";
-import { useLocation } from "@remix-run/react";
-import { useEffect } from "react";
 import { content } from "~/content";
 
 /** The status alone (entry.server.tsx logs the path). A plain Response: `json` would cost the page a script. */
 export const loader = () => new Response(null, { status: 404 });
 
-export const meta: MetaFunction<typeof loader> = () => [
-  { title: content.notFound.metaTitle },
-  { name: "robots", content: "noindex" },
-];
+/** root.tsx writes the title; the page boots no framework (no `boot` here), so its one script is the one below. */
+export const handle = { title: content.notFound.metaTitle };
+
+export const meta: MetaFunction<typeof loader> = () => [{ name: "robots", content: "noindex" }];
+
+/** The spec wants the unknown path in the browser's console: a few bytes of plain script, without the framework. */
+const LOG_UNKNOWN_PATH = `console.error("404 Error: User attempted to access non-existent route:", location.pathname);`;
 
 export default function NotFound() {
-  const { pathname } = useLocation();
-  useEffect(() => {
-    console.error("404 Error: User attempted to access non-existent route:", pathname);
-  }, [pathname]);
-
   return (
     <main className="flex min-h-screen items-center justify-center bg-brand-50 px-6">
       <div className="text-center" lang="en">
@@ -29,6 +25,7 @@ export default function NotFound() {
           {content.notFound.link}
         </a>
       </div>
+      <script dangerouslySetInnerHTML={{ __html: LOG_UNKNOWN_PATH }} />
     </main>
   );
 }

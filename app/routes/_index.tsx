@@ -4,13 +4,17 @@ import { FeatureGrid } from "~/components/feature-grid";
 import { Hero } from "~/components/hero";
 import { HowItWorks } from "~/components/how-it-works";
 import { SiteHeader } from "~/components/site-header";
+import { SIGNUP_BOOT } from "~/components/signup-form";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
 import { settings, signup } from "~/server/services.server";
 
-/** The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts). */
-export const handle = { shareRender: true };
+/**
+ * The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts); its scripts wait
+ * for the visitor to near the form (components/deferred-boot.tsx); root.tsx writes its title.
+ */
+export const handle = { shareRender: true, boot: SIGNUP_BOOT, title: content.meta.title };
 
 export function loader() {
   return json({
@@ -49,7 +53,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
       ]
     : [];
   return [
-    { title },
     { name: "description", content: description },
     { property: "og:type", content: "website" },
     { property: "og:locale", content: "pt_BR" },

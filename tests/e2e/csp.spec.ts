@@ -1,5 +1,5 @@
 import { fakeHcaptcha } from "./support/fake-hcaptcha";
-import { expect, signupForm, test, uniqueEmail } from "./fixtures";
+import { expect, signupForm, test, uniqueEmail, waitForHydration } from "./fixtures";
 
 test("loading the page, the captcha and a toast breaks no rule of the content security policy", async ({ page }) => {
   const problems: string[] = [];
@@ -22,4 +22,31 @@ test("loading the page, the captcha and a toast breaks no rule of the content se
   await form.press();
   await expect(page.getByText("Cadastro realizado!")).toBeVisible();
   expect(problems).toEqual([]);
+});
+
+test("the policy allows no inline script but the page's own, by hash, and the boot runs under it", async ({ page }) => {
+  const violations: string[] = [];
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  page.on("console", (message) => {
+    if (message.text().startsWith("CSP violation")) violations.push(message.text());
+  });
+  await fakeHcaptcha(page);
+  const response = await page.goto("/");
+  const scriptSrc = (await response!.headerValue("content-security-policy"))!
+    .split(";")
+    .map((directive) => directive.trim())
+    .find((directive) => directive.startsWith("script-src "))!;
+  expect(scriptSrc).not.toContain("'unsafe-inline'");
+  expect(scriptSrc).not.toContain("'unsafe-eval'");
+  expect(scriptSrc).toMatch(
+    /^script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')+ https:\/\/hcaptcha\.com https:\/\/\*\.hcaptcha\.com$/,
+  );
+  // The boot is an inline script: it ran (the page hydrated) because its hash is listed.
+  await signupForm(page).email.focus();
+  await waitForHydration(page);
+  expect(violations).toEqual([]);
 });

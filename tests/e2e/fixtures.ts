@@ -71,3 +71,46 @@ export const signupForm = (page: Page) => {
 export async function waitForHydration(page: Page): Promise<void> {
   await expect(page.getByRole("button", { name: "Cadastrar" })).toBeDisabled();
 }
+
+/**
+ * Boots the page as a visitor does who puts the cursor in the e-mail field
+ * (without scrolling: the test keeps its view), and waits for the hydration.
+ */
+export async function hydrate(page: Page): Promise<void> {
+  await page.getByLabel("Seu e-mail").evaluate((input: HTMLInputElement) => input.focus({ preventScroll: true }));
+  await waitForHydration(page);
+}
+
+/** The page's own scripts (/build/*.js), as the browser asks for them. */
+export const APP_SCRIPT = /\/build\/.+\.js$/;
+
+/**
+ * Holds the page's scripts back until `release()`: what the visitor does while
+ * they are on their way. `requested()` resolves once the browser asked for one.
+ */
+export async function holdScripts(page: Page): Promise<{ requested: Promise<void>; release: () => void }> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let asked = () => {};
+  const requested = new Promise<void>((resolve) => (asked = resolve));
+  await page.route(APP_SCRIPT, async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  return { requested, release };
+}
+
+/**
+ * Resolves after the page has been idle and painted twice more: long enough for
+ * anything that would start "once the page is idle" to have started.
+ */
+export async function afterIdle(page: Page): Promise<void> {
+  await page.waitForLoadState("networkidle");
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        requestIdleCallback(() => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+      ),
+  );
+}

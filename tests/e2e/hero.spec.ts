@@ -1,6 +1,6 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { blockHcaptcha } from "./support/fake-hcaptcha";
-import { expect, test, waitForHydration } from "./fixtures";
+import { expect, hydrate, test } from "./fixtures";
 
 /** Small and common phones, a tablet, a laptop. */
 const SCREENS = [
@@ -51,7 +51,7 @@ for (const screen of SCREENS) {
   }, testInfo) => {
     await page.setViewportSize(screen);
     await page.goto("/");
-    await waitForHydration(page);
+    // The first screen is the first response alone: its scripts wait for the visitor to near the form.
     await page.waitForLoadState("networkidle");
     await keepScreenshot(page, testInfo, `hero-${screen.width}x${screen.height}`);
 
@@ -80,7 +80,7 @@ for (const screen of SCREENS.filter(({ height }) => height === 640)) {
 test("at 1280 px the app's picture stands beside the text, whole and on the first screen", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto("/");
-  await waitForHydration(page);
+  await hydrate(page);
   // Still there once React has taken the page over (the browser reuses the drawing the HTML brought).
   await expect(picture(page)).toBeInViewport({ ratio: 1 });
   await expect(picture(page).getByText("R$ 248.930,52")).toBeVisible();

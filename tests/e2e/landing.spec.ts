@@ -85,15 +85,18 @@ test("the head carries title, description, social cards, theme colour and favico
   expect(await robots.text()).toContain("User-agent: *");
 });
 
-test("the call to action brings the e-mail field into view and focuses it on a phone", async ({ page }) => {
+test("the call to action brings the e-mail field into view and focuses it on a phone, and the focus survives hydration", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/");
-  await waitForHydration(page);
   await page.getByRole("link", { name: "Seja o primeiro a saber!" }).click();
   const email = page.getByLabel("Seu e-mail");
   await expect(email).toBeInViewport();
   await expect(email).toBeFocused();
   expect(new URL(page.url()).hash).toBe("#cadastro");
+  await waitForHydration(page);
+  await expect(email).toBeFocused();
 });
 
 test("nothing scrolls sideways at 320 px", async ({ page }) => {

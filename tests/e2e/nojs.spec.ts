@@ -100,3 +100,52 @@ test("a webhook failure is shown in place and the e-mail is kept", async ({ page
   await expect(page.getByRole("alert")).toContainText("Webhook retornou 503 Service Unavailable: manutenção");
   await expect(form.email).toHaveValue(email);
 });
+
+const TITLE = "Prevly — sua previdência privada em um só app";
+
+for (const screen of [
+  { width: 320, height: 640 },
+  { width: 390, height: 844 },
+  { width: 768, height: 1024 },
+  { width: 1280, height: 800 },
+]) {
+  test(`at ${screen.width}×${screen.height} every answer lands on screen with the field it is about, and the title says it`, async ({
+    page,
+    standIn,
+  }, testInfo) => {
+    const shot = async (name: string) => {
+      const path = testInfo.outputPath(`${name}-${screen.width}.png`);
+      await page.screenshot({ path });
+      await testInfo.attach(name, { path, contentType: "image/png" });
+    };
+    await page.setViewportSize(screen);
+    await page.goto("/");
+    const form = signupForm(page);
+    const answer = page.getByLabel(QUESTION);
+
+    await form.email.fill("ana@exemplo");
+    await form.press();
+    await expect(page.getByRole("alert")).toContainText("E-mail inválido");
+    await expect(page.getByRole("alert")).toBeInViewport({ ratio: 1 });
+    await expect(form.email).toBeInViewport({ ratio: 1 });
+    await expect(page).toHaveTitle(`E-mail inválido — ${TITLE}`);
+    await shot("email-invalido");
+
+    const email = uniqueEmail(`tela-${screen.width}`);
+    await form.email.fill(email);
+    await form.press();
+    await expect(page.getByRole("alert")).toContainText("Responda à pergunta de verificação acima");
+    await expect(page.getByRole("alert")).toBeInViewport({ ratio: 1 });
+    await expect(answer).toBeInViewport({ ratio: 1 });
+    await expect(page).toHaveTitle(`Valide o captcha — ${TITLE}`);
+    await shot("pergunta");
+
+    await answerQuestion(page);
+    await form.press();
+    await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+    await expect(page.getByRole("status")).toBeInViewport({ ratio: 1 });
+    await expect(page).toHaveTitle(`Cadastro realizado! — ${TITLE}`);
+    await shot("cadastro-realizado");
+    expect((await standIn.received()).webhook).toHaveLength(1);
+  });
+}

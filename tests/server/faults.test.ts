@@ -506,7 +506,7 @@ describe("how the server is started and odd requests", () => {
     const page = await fetch(`${app.origin}/`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    const script = /<link rel="modulepreload" href="(\/build\/[^"]+\.js)"/.exec(html)?.[1];
+    const script = /"(\/build\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeTruthy();
     expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
     expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);

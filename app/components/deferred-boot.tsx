@@ -1,0 +1,100 @@
+import { UNSAFE_RemixContext, useMatches } from "@remix-run/react";
+import { useContext, useState } from "react";
+
+/**
+ * What starts the page's scripts, named by the leaf route's `handle.boot`: the visitor comes within `margin` of the
+ * element `near`, focuses something in it, or follows a link to `#link` (which also puts the cursor in `field`).
+ */
+export type BootTrigger = { near: string; margin: string; link: string; field: string };
+
+/** The modules Remix's own boot imports (decision 018): preloaded together, then the routes, then the client entry. */
+type BootModules = {
+  preload: string[];
+  runtime: string | null;
+  routes: Array<[id: string, url: string]>;
+  entry: string;
+};
+
+/**
+ * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
+ * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes.
+ */
+function bootWhenNear(trigger: BootTrigger, modules: BootModules) {
+  const target = document.getElementById(trigger.near);
+  if (!target) return;
+  let booted = false;
+  const boot = () => {
+    if (booted) return;
+    booted = true;
+    observer.disconnect();
+    for (const href of modules.preload) {
+      const link = document.createElement("link");
+      link.rel = "modulepreload";
+      link.href = href;
+      document.head.append(link);
+    }
+    (modules.runtime ? import(modules.runtime) : Promise.resolve())
+      .then(() => Promise.all(modules.routes.map(([, url]) => import(url))))
+      .then((loaded) => {
+        (window as unknown as { __remixRouteModules: object }).__remixRouteModules = Object.fromEntries(
+          modules.routes.map(([id], index) => [id, loaded[index]]),
+        );
+        return import(modules.entry);
+      });
+  };
+  const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && boot(), {
+    rootMargin: trigger.margin,
+  });
+  observer.observe(target);
+  target.addEventListener("focusin", boot);
+  // The anchor's own navigation drops focus: the cursor goes in once it is done.
+  document.addEventListener("click", (event) => {
+    if (event.target instanceof Element && event.target.closest(`a[href="#${trigger.link}"]`))
+      setTimeout(() => document.getElementById(trigger.field)?.focus({ preventScroll: true }));
+  });
+}
+
+/** JSON that cannot close the script it sits in. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+/**
+ * Stands in for Remix's `<Scripts/>` (decision 018): the same `window.__remixContext` and `window.__remixManifest`,
+ * but no modulepreload and no module script; `bootWhenNear` fetches them when the visitor needs them. A page whose
+ * route names no trigger gets no script at all. Rendered once by the server; the browser keeps those elements as they
+ * are.
+ */
+export function DeferredBoot() {
+  const remix = useContext(UNSAFE_RemixContext);
+  const matches = useMatches();
+  const trigger = (matches[matches.length - 1]?.handle as { boot?: BootTrigger } | undefined)?.boot;
+  const [script] = useState(() => {
+    if (!trigger || !remix?.serverHandoffString) return "";
+    const { manifest } = remix;
+    const routes = matches.map(({ id }) => manifest.routes[id]!);
+    const modules: BootModules = {
+      preload: [
+        ...new Set([
+          manifest.entry.module,
+          ...manifest.entry.imports,
+          ...routes.flatMap((route) => [...(route.imports ?? []), route.module]),
+        ]),
+      ],
+      runtime: manifest.hmr?.runtime ?? null,
+      routes: routes.map((route) => [route.id, route.module]),
+      entry: manifest.entry.module,
+    };
+    const partialManifest = { ...manifest, routes: Object.fromEntries(routes.map((route) => [route.id, route])) };
+    return [
+      `window.__remixContext = ${remix.serverHandoffString};`,
+      `window.__remixManifest = ${scriptJson(partialManifest)};`,
+      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)});`,
+    ].join("\n");
+  });
+  if (!trigger) return null;
+  return <script suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />;
+}
