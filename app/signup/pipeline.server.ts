@@ -14,7 +14,7 @@ import {
   isSuccess,
   isVisitorFailure,
   logFieldsOf,
-  relayFailure,
+  outcomeOf,
   type PlainCode,
   type SignupOutcome,
 } from "./outcomes.server";
@@ -243,8 +243,7 @@ export class Signup {
     const { email, proof, userAgent, ts } = candidate;
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
-    const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });
-    return outcome.ok ? { code: outcome.queued ? "queued" : "relayed" } : relayFailure(outcome);
+    return outcomeOf(await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() }));
   }
 
   private answer(outcome: SignupOutcome, visit: Visit) {
