@@ -19,23 +19,27 @@ export class RedisDurability {
    * or cannot say (away: the enqueue fails anyway; CONFIG refused: warned once).
    */
   refusal(now = Date.now()): Promise<string | null> {
-    if (!this.last || now - this.last.at >= RECHECK_MS) this.last = { at: now, refusal: this.check() };
+    if (!this.last || now - this.last.at >= RECHECK_MS) {
+      this.last = { at: now, refusal: this.check().then((verdict) => verdict ?? null) };
+    }
     return this.last.refusal;
   }
 
-  /** At start-up, once Redis first answers: a Redis that evicts keys stops the process with its one line. */
+  /** At start-up, once Redis first tells its settings: a Redis that evicts keys stops the process with its line. */
   refuseStartUnlessKept(): void {
     const decide = async () => {
-      const refusal = await this.refusal();
-      if (!refusal) return;
-      console.error(refusal);
-      process.exit(1);
+      const verdict = await this.check();
+      if (verdict === undefined) setTimeout(() => void decide(), RECHECK_MS).unref();
+      else if (verdict) {
+        console.error(verdict);
+        process.exit(1);
+      }
     };
-    if (this.redis.status === "ready") void decide();
-    else this.redis.once("ready", () => void decide());
+    void decide();
   }
 
-  private async check(): Promise<string | null> {
+  /** The refusal, null, or undefined when Redis did not answer (away, or slow). */
+  private async check(): Promise<string | null | undefined> {
     let settings: string[];
     try {
       settings = await Promise.all(
@@ -45,12 +49,11 @@ export class RedisDurability {
         }),
       );
     } catch (error) {
-      if (error instanceof ReplyError) {
-        this.warnOnce(
-          "Redis refuses CONFIG GET (as some managed services do): check in its settings that maxmemory-policy is " +
-            "noeviction and that it persists its data (AOF or RDB), or queued sign-ups can be lost",
-        );
-      }
+      if (!(error instanceof ReplyError)) return undefined;
+      this.warnOnce(
+        "Redis refuses CONFIG GET (as some managed services do): check in its settings that maxmemory-policy is " +
+          "noeviction and that it persists its data (AOF or RDB), or queued sign-ups can be lost",
+      );
       return null;
     }
     const [policy, appendonly, save] = settings;
@@ -62,7 +65,7 @@ export class RedisDurability {
     }
     if (appendonly !== "yes" && !save) {
       this.warnOnce(
-        "Redis persists nothing (appendonly no, save \"\"): a restart of Redis loses every undelivered sign-up; " +
+        'Redis persists nothing (appendonly no, save ""): a restart of Redis loses every undelivered sign-up; ' +
           "turn on appendonly yes (as compose.yaml does) or RDB snapshots",
       );
     }

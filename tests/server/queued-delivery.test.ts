@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LOCK_MS, QUEUE_NAME } from "~/delivery/queue.server";
+import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
@@ -46,6 +46,13 @@ async function undeliveredJobs(): Promise<number> {
   ]);
   return sizes.reduce((sum, size) => sum + Number(size), 0);
 }
+
+/** Resolves once BullMQ counts `count` jobs completed: delivered, and never to be tried again. */
+const completedJobs = (count: number, timeoutMs = 10_000) =>
+  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:completed`)) >= count, {
+    what: `${count} jobs completed`,
+    timeoutMs,
+  });
 
 /** Resolves once the webhook accepted `count` distinct submissions. */
 const delivered = (count: number, timeoutMs = 30_000) =>
@@ -107,6 +114,154 @@ describe("every webhook POST (direct mode, the default)", () => {
   });
 });
 
+describe("a 2xx is a delivery the moment its status line arrives", () => {
+  it("direct: a 200 whose body trickles for 7 s gives 'Cadastro realizado!' and one POST", async () => {
+    const app = await start({ RELAY_MODE: "" });
+    standIn.webhook = { status: 200, bodyFault: { trickleMs: 7_000 } };
+    const { status, result } = await send(app, "lenta@exemplo.com.br");
+    expect([status, result.notice.title]).toEqual([200, SUCCESS]);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it.each([
+    ["cut short of its Content-Length", "cut-short"],
+    ["labelled gzip without being gzip", "false-gzip"],
+  ] as const)("queued: a 200 %s is POSTed once", async (_case, bodyFault) => {
+    const app = await start();
+    standIn.webhook = { status: 200, bodyFault };
+    expect((await send(app, "corpo@exemplo.com.br")).status).toBe(200);
+    await completedJobs(1);
+    expect(attemptsFor("corpo@exemplo.com.br")).toHaveLength(1);
+  });
+});
+
+describe("queued attempts get the time automations take", () => {
+  it("a webhook that accepts after 6 s gets each sign-up once", async () => {
+    const app = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 6_000 };
+    const emails = ["seis@exemplo.com.br", "sete@exemplo.com.br", "oito@exemplo.com.br"];
+    for (const email of emails) expect((await send(app, email)).status).toBe(200);
+    await completedJobs(emails.length, 20_000);
+    for (const email of emails) expect(attemptsFor(email)).toHaveLength(1);
+  });
+
+  it("each failed attempt logs one line (attempt, status or error, next try, e-mail masked), and the delivery one", async () => {
+    const app = await start();
+    standIn.webhook = { status: 503, text: "" };
+    await send(app, "registro@exemplo.com.br");
+    await standIn.arrived("webhook");
+    standIn.webhook = { status: 200, reset: true };
+    await standIn.arrived("webhook", 2);
+    standIn.webhook = { status: 200, text: "ok" };
+    await completedJobs(1);
+    const lines = app
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"event":"delivery-'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // toEqual passes over the fields a line does not have.
+    expect(lines.map(({ event, attempt, status, error, email }) => ({ event, attempt, status, error, email }))).toEqual(
+      [
+        { event: "delivery-attempt-failed", attempt: 1, status: 503, email: "r***@exemplo.com.br" },
+        { event: "delivery-attempt-failed", attempt: 2, error: "UND_ERR_SOCKET", email: "r***@exemplo.com.br" },
+        { event: "delivery-delivered", attempt: 3, email: "r***@exemplo.com.br" },
+      ],
+    );
+    const [first, second] = attemptsFor("registro@exemplo.com.br");
+    expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeLessThanOrEqual(second!.at + 50);
+    expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeGreaterThan(first!.at);
+    expect(app.output()).not.toContain("registro@");
+  });
+});
+
+describe("queued mode runs only on a Redis that keeps its data", () => {
+  it("a Redis that evicts keys (allkeys-lru) stops start-up with one line naming the setting and the fix", async () => {
+    const evicting = await startRedis({ options: ["--maxmemory-policy", "allkeys-lru"] });
+    try {
+      const refused = await start({ REDIS_URL: evicting.url }).then(
+        () => "started",
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/^app exited with 1:/);
+      const errors = refused.split("\n").filter((line) => line.includes("maxmemory-policy"));
+      expect(errors).toEqual([
+        "Invalid configuration: Redis's maxmemory-policy is allkeys-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+      ]);
+    } finally {
+      await evicting.stop();
+    }
+  });
+
+  it("a policy changed to evict keys while running: /readyz 503, and no sign-up acknowledged", async () => {
+    const app = await start();
+    await redis().cli("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
+    try {
+      await until(async () => (await fetch(`${app.origin}/readyz`)).status === 503, { what: "/readyz 503" });
+      expect(await (await fetch(`${app.origin}/readyz`)).text()).toContain("maxmemory-policy is volatile-lru");
+      const { status, result } = await send(app, "despejo@exemplo.com.br");
+      expect(status).toBe(503);
+      expect(result).toMatchObject({ ok: false, email: "despejo@exemplo.com.br" });
+      expect(await undeliveredJobs()).toBe(0);
+      expect(standIn.received.webhook).toHaveLength(0);
+    } finally {
+      await redis().cli("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+  });
+
+  /** The lines of `app`'s output that are this warning. */
+  const warnings = (app: RunningApp, warning: string) =>
+    app
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith(`[config] warning: ${warning}`));
+
+  it("a Redis that persists nothing is warned of once; one with an append-only log is not", async () => {
+    const app = await start();
+    await app.printed(/Redis persists nothing/);
+    for (let probe = 0; probe < 3; probe++) expect((await send(app, `probe${probe}@exemplo.com.br`)).status).toBe(200);
+    expect(warnings(app, "Redis persists nothing")).toHaveLength(1);
+    const persistent = await startRedis({ persistent: true });
+    try {
+      const kept = await start({ REDIS_URL: persistent.url });
+      expect((await send(kept, "guardada@exemplo.com.br")).status).toBe(200);
+      expect(warnings(kept, "Redis persists nothing")).toEqual([]);
+    } finally {
+      await persistent.stop();
+    }
+  });
+
+  it("a Redis that refuses CONFIG (as managed services may) is warned of once, and sign-ups are queued", async () => {
+    const managed = await startRedis({ options: ["--rename-command", "CONFIG", ""] });
+    try {
+      const app = await start({ REDIS_URL: managed.url });
+      await app.printed(/Redis refuses CONFIG GET/);
+      for (let probe = 0; probe < 3; probe++) {
+        expect((await send(app, `gerenciado${probe}@exemplo.com.br`)).status).toBe(200);
+      }
+      expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
+    } finally {
+      await managed.stop();
+    }
+  });
+
+  it("a job whose sign-up Redis lost is never POSTed: dead-lettered with the reason, and listed", async () => {
+    const app = await start();
+    standIn.webhook = { status: 503, text: "" };
+    await send(app, "perdida@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const id = String(standIn.received.webhook[0]!.headers["idempotency-key"]);
+    // What an evicting Redis does: the job's hash is gone, its id still in the delayed set.
+    await redis().cli("DEL", `prevly-landing:${QUEUE_NAME}:${id}`);
+    standIn.webhook = { status: 200, text: "ok" };
+    await until(async () => (await deadLetters("list")).out.includes(id), { what: "the dead letter" });
+    const listed = await deadLetters("list");
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(new RegExp(`^${id} {2}\\S+Z {2}\\d+ attempts {2}sign-up lost {2}\\(sign-up lost\\)$`));
+    expect(standIn.received.webhook).toHaveLength(1);
+    await app.printed(/"event":"delivery-dead-lettered".*"reason":"sign-up lost: Redis dropped the job's data/);
+  });
+});
+
 describe("queued delivery", () => {
   it("a webhook down for 20 s while 200 sign-ups arrive on two instances: every visitor is answered 200, and each reaches the webhook exactly once, under one Idempotency-Key", async () => {
     const [first, second] = await Promise.all([start(), start()]);
@@ -165,7 +320,7 @@ describe("queued delivery", () => {
     // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
     await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
     expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
-  });
+  }, 5 * DELIVERY_LOCK_MS);
 
   it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
     const persistent = await startRedis({ persistent: true });
@@ -207,7 +362,7 @@ describe("queued delivery", () => {
     const attempts = attemptsFor("persistente@exemplo.com.br");
     expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
     expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-  });
+  }, 3 * QUEUED_ATTEMPT_TIMEOUT_MS);
 
   it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
     const app = await start();
@@ -241,6 +396,36 @@ describe("queued delivery", () => {
     expect(await deadLetters("list")).toEqual({ code: 0, out: "no dead-lettered sign-ups" });
     expect(await deadLetters("drop", id)).toMatchObject({ code: 1 });
     expect(await deadLetters("purge")).toMatchObject({ code: 2 });
+  });
+
+  it("two `retry --all` at once over 300 dead letters: each sign-up delivered once, both runs exit 0", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "campo email ausente" };
+    const emails = Array.from({ length: 300 }, (_, index) => `morta${index}@exemplo.com.br`);
+    await mapConcurrently(emails, 10, (email) => send(app, email));
+    await until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === 300, {
+      what: "300 dead letters",
+      timeoutMs: 30_000,
+    });
+    standIn.webhook = { status: 200, text: "ok" };
+    const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
+    expect(runs.map(({ code }) => code)).toEqual([0, 0]);
+    const requeued = runs.map(({ out }) => /^re-queued (\d+) of 300(?: \((\d+) already re-queued\))?$/.exec(out));
+    expect(requeued.every(Boolean)).toBe(true);
+    expect(requeued.reduce((sum, match) => sum + Number(match![1]), 0)).toBe(300);
+    await delivered(300, 60_000);
+    for (const email of emails) expect(attemptsFor(email).filter((hit) => hit.status === 200)).toHaveLength(1);
+  }, 90_000);
+
+  it("a retry of what another run already re-queued is 'already re-queued', exit 0", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "" };
+    await send(app, "repetida@exemplo.com.br");
+    await until(async () => (await deadLetters("list")).out.includes("repetida@"), { what: "the dead letter" });
+    const id = (await deadLetters("list")).out.split(" ")[0]!;
+    standIn.webhook = { status: 503, text: "" };
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 0 of 1 (1 already re-queued)" });
   });
 
   it("the dead-letter command gives up on a frozen Redis with one line and exit code 1", async () => {
