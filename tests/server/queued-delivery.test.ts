@@ -114,15 +114,7 @@ describe("every webhook POST (direct mode, the default)", () => {
   });
 });
 
-describe("a 2xx is a delivery the moment its status line arrives", () => {
-  it("direct: a 200 whose body trickles for 7 s gives 'Cadastro realizado!' and one POST", async () => {
-    const app = await start({ RELAY_MODE: "" });
-    standIn.webhook = { status: 200, bodyFault: { trickleMs: 7_000 } };
-    const { status, result } = await send(app, "lenta@exemplo.com.br");
-    expect([status, result.notice.title]).toEqual([200, SUCCESS]);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-
+describe("a 2xx is a delivery the moment its status line arrives (direct mode: faults.test.ts)", () => {
   it.each([
     ["cut short of its Content-Length", "cut-short"],
     ["labelled gzip without being gzip", "false-gzip"],
@@ -308,19 +300,23 @@ describe("queued delivery", () => {
     expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
   });
 
-  it("an instance SIGKILLed with deliveries in flight: another instance delivers them", async () => {
-    const doomed = await start();
-    standIn.webhook = { status: 200, text: "ok", delayMs: 60_000 };
-    const emails = ["um@exemplo.com.br", "dois@exemplo.com.br", "tres@exemplo.com.br"];
-    for (const email of emails) expect((await send(doomed, email)).status).toBe(200);
-    await standIn.arrived("webhook", emails.length);
-    doomed.process.kill("SIGKILL");
-    standIn.webhook = { status: 200, text: "ok" };
-    await start();
-    // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
-    await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
-    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
-  }, 5 * DELIVERY_LOCK_MS);
+  it(
+    "an instance SIGKILLed with deliveries in flight: another instance delivers them",
+    async () => {
+      const doomed = await start();
+      standIn.webhook = { status: 200, text: "ok", delayMs: 60_000 };
+      const emails = ["um@exemplo.com.br", "dois@exemplo.com.br", "tres@exemplo.com.br"];
+      for (const email of emails) expect((await send(doomed, email)).status).toBe(200);
+      await standIn.arrived("webhook", emails.length);
+      doomed.process.kill("SIGKILL");
+      standIn.webhook = { status: 200, text: "ok" };
+      await start();
+      // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
+      await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
+      expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+    },
+    5 * DELIVERY_LOCK_MS,
+  );
 
   it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
     const persistent = await startRedis({ persistent: true });
@@ -340,29 +336,36 @@ describe("queued delivery", () => {
     }
   });
 
-  it("a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key", async () => {
-    const app = await start();
-    const notRegistered = JSON.stringify({ code: 404, message: 'The requested webhook "POST abc" is not registered.' });
-    const faults: WebhookBehaviour[] = [
-      { status: 404, text: notRegistered },
-      { status: 200, reset: true },
-      { status: 200, delayMs: 60_000 },
-      { status: 500, text: "Internal Server Error" },
-    ];
-    standIn.webhook = faults[0]!;
-    expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
-    // Each fault answers one attempt; the next attempt meets the next one.
-    for (const [index, fault] of faults.slice(1).entries()) {
-      await standIn.arrived("webhook", index + 1);
-      standIn.webhook = fault;
-    }
-    await standIn.arrived("webhook", faults.length);
-    standIn.webhook = { status: 200, text: "ok" };
-    await delivered(1);
-    const attempts = attemptsFor("persistente@exemplo.com.br");
-    expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
-    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-  }, 3 * QUEUED_ATTEMPT_TIMEOUT_MS);
+  it(
+    "a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key",
+    async () => {
+      const app = await start();
+      const notRegistered = JSON.stringify({
+        code: 404,
+        message: 'The requested webhook "POST abc" is not registered.',
+      });
+      const faults: WebhookBehaviour[] = [
+        { status: 404, text: notRegistered },
+        { status: 200, reset: true },
+        { status: 200, delayMs: 60_000 },
+        { status: 500, text: "Internal Server Error" },
+      ];
+      standIn.webhook = faults[0]!;
+      expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
+      // Each fault answers one attempt; the next attempt meets the next one.
+      for (const [index, fault] of faults.slice(1).entries()) {
+        await standIn.arrived("webhook", index + 1);
+        standIn.webhook = fault;
+      }
+      await standIn.arrived("webhook", faults.length);
+      standIn.webhook = { status: 200, text: "ok" };
+      await delivered(1);
+      const attempts = attemptsFor("persistente@exemplo.com.br");
+      expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
+      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+    },
+    3 * QUEUED_ATTEMPT_TIMEOUT_MS,
+  );
 
   it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
     const app = await start();
@@ -451,6 +454,19 @@ describe("queued delivery", () => {
     expect(standIn.received.webhook.map((hit) => (hit.body as { email: string }).email).sort()).toEqual(
       [...emails, "depois@exemplo.com.br"].sort(),
     );
+  });
+
+  it("SIGTERM during an attempt longer than the drain: it is cut and handed back, the process exits 0, and another instance delivers it", async () => {
+    const doomed = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 25_000 };
+    await send(doomed, "cortada@exemplo.com.br");
+    await standIn.arrived("webhook");
+    expect(await doomed.stop()).toBe(0);
+    expect(doomed.output()).toMatch(/"event":"delivery-attempt-failed","job":"[^"]+","attempt":1,"error":"stopping"/);
+    standIn.webhook = { status: 200, text: "ok" };
+    await start();
+    await completedJobs(1);
+    expect(attemptsFor("cortada@exemplo.com.br").map((hit) => hit.status)).toEqual([0, 200]);
   });
 
   it("Redis away when a sign-up arrives: 503 'Cadastro indisponível', the e-mail kept, nothing acknowledged", async () => {
