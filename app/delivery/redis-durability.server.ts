@@ -2,6 +2,9 @@ import { ReplyError, type Redis } from "ioredis";
 
 /** /readyz and the sign-ups read Redis's settings at most this often: a flood costs one CONFIG round a second. */
 const RECHECK_MS = 1_000;
+/** CONFIG GET is rare and not on a visitor's path: it may wait longer than the shared state's commands. */
+const CHECK_TIMEOUT_MS = 2_000;
+const NOT_READ_YET = "Redis's maxmemory-policy has not been read yet";
 
 /**
  * Queued mode acknowledges a sign-up once its job is in Redis (decision 016): only a Redis that never evicts keys
@@ -9,33 +12,46 @@ const RECHECK_MS = 1_000;
  * warning about the policy; this refuses start-up, readiness and new sign-ups instead.
  */
 export class RedisDurability {
+  private readonly redis: Redis;
   private last: { at: number; refusal: Promise<string | null> } | null = null;
+  /** The last verdict Redis gave: a check it did not answer (away, slow) changes nothing. */
+  private known: string | null = NOT_READ_YET;
+  private decided = false;
   private readonly warned = new Set<string>();
 
-  constructor(private readonly redis: Redis) {}
+  constructor(shared: Redis) {
+    this.redis = shared.duplicate({ commandTimeout: CHECK_TIMEOUT_MS });
+    this.redis.on("error", () => undefined); // the shared state's client logs the outages
+  }
 
   /**
    * Why no sign-up may be queued now, as one line naming the setting and the fix; null when Redis keeps its data,
-   * or cannot say (away: the enqueue fails anyway; CONFIG refused: warned once).
+   * or refuses CONFIG (warned once). Until Redis first tells its settings, nothing is acknowledged.
    */
   refusal(now = Date.now()): Promise<string | null> {
-    if (!this.last || now - this.last.at >= RECHECK_MS) {
-      this.last = { at: now, refusal: this.check().then((verdict) => verdict ?? null) };
-    }
+    if (!this.last || now - this.last.at >= RECHECK_MS) this.last = { at: now, refusal: this.recheck() };
     return this.last.refusal;
   }
 
-  /** At start-up, once Redis first tells its settings: a Redis that evicts keys stops the process with its line. */
+  /** Reads the settings until Redis first tells them: a Redis that evicts keys then stops start-up with its line. */
   refuseStartUnlessKept(): void {
-    const decide = async () => {
-      const verdict = await this.check();
-      if (verdict === undefined) setTimeout(() => void decide(), RECHECK_MS).unref();
-      else if (verdict) {
+    void this.refusal().then(() => {
+      if (!this.decided) setTimeout(() => this.refuseStartUnlessKept(), RECHECK_MS).unref();
+    });
+  }
+
+  private async recheck(): Promise<string | null> {
+    const verdict = await this.check();
+    if (verdict === undefined) return this.known;
+    this.known = verdict;
+    if (!this.decided) {
+      this.decided = true;
+      if (verdict) {
         console.error(verdict);
         process.exit(1);
       }
-    };
-    void decide();
+    }
+    return verdict;
   }
 
   /** The refusal, null, or undefined when Redis did not answer (away, or slow). */

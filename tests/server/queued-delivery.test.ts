@@ -210,12 +210,13 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
   it("a Redis that persists nothing is warned of once; one with an append-only log is not", async () => {
     const app = await start();
     await app.printed(/Redis persists nothing/);
-    for (let probe = 0; probe < 3; probe++) expect((await send(app, `probe${probe}@exemplo.com.br`)).status).toBe(200);
+    // Each probe reads Redis's settings again (at most once a second).
+    for (let probe = 0; probe < 3; probe++) await send(app, `probe${probe}@exemplo.com.br`);
     expect(warnings(app, "Redis persists nothing")).toHaveLength(1);
     const persistent = await startRedis({ persistent: true });
     try {
+      // Ready only once Redis's settings were read.
       const kept = await start({ REDIS_URL: persistent.url });
-      expect((await send(kept, "guardada@exemplo.com.br")).status).toBe(200);
       expect(warnings(kept, "Redis persists nothing")).toEqual([]);
     } finally {
       await persistent.stop();
@@ -227,10 +228,9 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
     try {
       const app = await start({ REDIS_URL: managed.url });
       await app.printed(/Redis refuses CONFIG GET/);
-      for (let probe = 0; probe < 3; probe++) {
-        expect((await send(app, `gerenciado${probe}@exemplo.com.br`)).status).toBe(200);
-      }
+      for (let probe = 0; probe < 3; probe++) await send(app, `gerenciado${probe}@exemplo.com.br`);
       expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
+      await delivered(1);
     } finally {
       await managed.stop();
     }
@@ -413,9 +413,10 @@ describe("queued delivery", () => {
     standIn.webhook = { status: 200, text: "ok" };
     const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
     expect(runs.map(({ code }) => code)).toEqual([0, 0]);
-    const requeued = runs.map(({ out }) => /^re-queued (\d+) of 300(?: \((\d+) already re-queued\))?$/.exec(out));
-    expect(requeued.every(Boolean)).toBe(true);
-    expect(requeued.reduce((sum, match) => sum + Number(match![1]), 0)).toBe(300);
+    // What one run re-queued, the other found re-queued, or already delivered by then.
+    const summary = /^re-queued (\d+) of 300(?: \((?:\d+ already re-queued|\d+ already delivered|, )+\))?$/;
+    expect(runs.map(({ out }) => out)).toEqual([expect.stringMatching(summary), expect.stringMatching(summary)]);
+    expect(runs.reduce((sum, { out }) => sum + Number(summary.exec(out)![1]), 0)).toBe(300);
     await delivered(300, 60_000);
     for (const email of emails) expect(attemptsFor(email).filter((hit) => hit.status === 200)).toHaveLength(1);
   }, 90_000);
