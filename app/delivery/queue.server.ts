@@ -84,7 +84,8 @@ export function nextAttemptInMs(
   return now + delay <= windowEnd ? delay : Math.max(windowEnd - now, asked);
 }
 
-const LOST_ADVICE = "Redis dropped the job's data (maxmemory-policy must be noeviction); the visitor must sign up again";
+const LOST_ADVICE =
+  "Redis dropped the job's data (maxmemory-policy must be noeviction); the visitor must sign up again";
 
 /** The e-mail as the log shows it: masked, or what became of a sign-up Redis lost. */
 const loggedEmail = (data: DeliveryJob | undefined) =>
@@ -148,7 +149,10 @@ export class DeliveryQueue {
             email: loggedEmail(data),
           };
           if (delay !== null) {
-            logEvent("delivery-attempt-failed", { ...fields, nextAttemptAt: new Date(Date.now() + delay).toISOString() });
+            logEvent("delivery-attempt-failed", {
+              ...fields,
+              nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+            });
             return delay;
           }
           logEvent("delivery-dead-lettered", { ...fields, reason: "retry window over" });
@@ -252,12 +256,22 @@ export class DeliveryQueue {
       throw new RetryLater(answer);
     }
     // The webhook refuses it as configured: trying again changes nothing.
-    return this.deadLetter(job, attempt, describe(answer), "a configuration error of the webhook; fix it, then re-queue");
+    return this.deadLetter(
+      job,
+      attempt,
+      describe(answer),
+      "a configuration error of the webhook; fix it, then re-queue",
+    );
   }
 
   /** Fails the job for good, into the dead-letter list under `reason`; the log line adds what ops should do. */
   private async deadLetter(job: Job<DeliveryJob>, attempt: number, reason: string, advice: string): Promise<never> {
-    logEvent("delivery-dead-lettered", { job: job.id, attempt, reason: `${reason}: ${advice}`, email: loggedEmail(job.data) });
+    logEvent("delivery-dead-lettered", {
+      job: job.id,
+      attempt,
+      reason: `${reason}: ${advice}`,
+      email: loggedEmail(job.data),
+    });
     await this.untrack(job.id!);
     throw new UnrecoverableError(reason);
   }
