@@ -416,8 +416,8 @@ describe("queued delivery", () => {
     standIn.webhook = { status: 200, text: "ok" };
     const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
     expect(runs.map(({ code }) => code)).toEqual([0, 0]);
-    // What one run re-queued, the other found re-queued, or already delivered by then.
-    const summary = /^re-queued (\d+) of 300(?: \((?:\d+ already re-queued|\d+ already delivered|, )+\))?$/;
+    // What one run re-queued, the other found re-queued, or already delivered by then (of what each run listed).
+    const summary = /^re-queued (\d+) of \d+(?: \((?:\d+ already re-queued|\d+ already delivered|, )+\))?$/;
     expect(runs.map(({ out }) => out)).toEqual([expect.stringMatching(summary), expect.stringMatching(summary)]);
     expect(runs.reduce((sum, { out }) => sum + Number(summary.exec(out)![1]), 0)).toBe(300);
     await delivered(300, 60_000);
