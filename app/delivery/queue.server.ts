@@ -1,18 +1,30 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { logEvent, reasonOf } from "~/server/log.server";
+import { DRAIN_LIMIT_MS } from "~/server/graceful-stop.server";
+import { logEvent, maskEmail, reasonOf } from "~/server/log.server";
 import type { Settings } from "~/server/settings.server";
 import type { Relay, Submission } from "./relay.server";
-import { isRetryable, WEBHOOK_TIMEOUT_MS, type WebhookAnswer, type WebhookClient } from "./webhook.server";
+import { describe, isRetryable, type FailedAnswer, type WebhookClient } from "./webhook.server";
 
 /** The first retry comes within this (a blip must cost seconds), each next one up to twice as late… */
 export const FIRST_RETRY_MS = 1_000;
 /** …until they are this far apart. */
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
 const DELIVERY_CONCURRENCY = 8;
-/** Renewed every half while its worker lives: a dead worker's job is taken over within this plus one stalled check. */
-export const DELIVERY_LOCK_MS = 2 * WEBHOOK_TIMEOUT_MS;
-const STALLED_CHECK_MS = WEBHOOK_TIMEOUT_MS;
+/** Nobody waits for a queued attempt: it gets the time an automation takes (a workflow writing a sheet, mailing). */
+export const QUEUED_ATTEMPT_TIMEOUT_MS = 30_000;
+/**
+ * Longer than an attempt, so the lock taken as it begins outlives it even if no renewal reaches Redis (an instance
+ * or Redis paused mid-attempt): a job is taken over only from a worker that is gone. Renewed every half while its
+ * worker lives; a dead worker's job is taken over within this plus one stalled check.
+ */
+export const DELIVERY_LOCK_MS = QUEUED_ATTEMPT_TIMEOUT_MS + 15_000;
+const STALLED_CHECK_MS = 15_000;
+/**
+ * On a stop, attempts still running this long after it are cut, and handed back as failed attempts (retried
+ * soon, by any instance) before the drain ends (decision 003): left running, their jobs would wait for the lock.
+ */
+const STOP_CUTS_ATTEMPTS_AFTER_MS = DRAIN_LIMIT_MS - 1_500;
 /** Each time a worker died mid-attempt counts as a stall; past this many the job is dead-lettered. */
 const MAX_STALLS = 10;
 /**
@@ -27,8 +39,18 @@ const JOB_OPTIONS = {
 };
 export const QUEUE_NAME = "delivery";
 
-/** `retryFrom`: when its retry window began (it restarts when ops re-queue it). */
-type DeliveryJob = { submission: Submission; retryFrom: number };
+/** What became of a dead letter ops asked about; `gone`: no job has that id (dropped, or never one). */
+export type Resolution = "re-queued" | "dropped" | "already re-queued" | "already delivered" | "gone";
+
+/** Where a job that is no dead letter (any more) went. */
+const afterResolution = (state: string): Resolution =>
+  state === "unknown" ? "gone" : state === "completed" ? "already delivered" : "already re-queued";
+
+/**
+ * `retryFrom`: when its retry window began (it restarts when ops re-queue it). Both may be missing from a job a
+ * Redis that evicts keys has emptied: BullMQ then hands out the job's id with no data.
+ */
+type DeliveryJob = { submission?: Submission; retryFrom?: number };
 
 type Workers = {
   webhook: WebhookClient;
@@ -37,13 +59,10 @@ type Workers = {
   onDelivered: (latencyMs: number) => void;
 };
 
-/** A failed attempt worth trying again; `retryAfterMs` from the webhook's Retry-After. */
+/** A failed attempt worth trying again. */
 class RetryLater extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | null,
-  ) {
-    super(message);
+  constructor(readonly answer: FailedAnswer) {
+    super(describe(answer));
   }
 }
 
@@ -65,15 +84,19 @@ export function nextAttemptInMs(
   return now + delay <= windowEnd ? delay : Math.max(windowEnd - now, asked);
 }
 
-/** Why a delivery attempt failed, for the log and the dead-letter list (never the webhook's URL or text). */
-function describe(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): string {
-  return answer.kind === "unreachable" ? `no answer (${answer.reason})` : `webhook answered ${answer.status}`;
-}
+const LOST_ADVICE =
+  "Redis dropped the job's data (maxmemory-policy must be noeviction); the visitor must sign up again";
+
+/** The e-mail as the log shows it: masked, or what became of a sign-up Redis lost. */
+const loggedEmail = (data: DeliveryJob | undefined) =>
+  data?.submission ? maskEmail(data.submission.email) : "(sign-up lost)";
 
 /** Queued delivery (docs/decisions/016-…): a job's id is its sign-up's id; the failed set is the dead-letter list. */
 export class DeliveryQueue {
   private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | null = null;
+  /** Aborted when a stop has waited long enough for the attempts in flight. */
+  private readonly stopping = new AbortController();
   /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
 
@@ -91,9 +114,9 @@ export class DeliveryQueue {
   readonly relay: Relay = async (submission, { key }) => {
     try {
       await this.queue.add("signup", { submission, retryFrom: Date.now() }, { ...JOB_OPTIONS, jobId: key });
-      return { ok: true, queued: true };
+      return { kind: "queued" };
     } catch (error) {
-      return { ok: false, kind: "queue", reason: reasonOf(error) };
+      return { kind: "queue", reason: reasonOf(error) };
     }
   };
 
@@ -114,12 +137,25 @@ export class DeliveryQueue {
       maxStalledCount: MAX_STALLS,
       settings: {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
-          const retryAfter = error instanceof RetryLater ? error.retryAfterMs : null;
-          const delay = job
-            ? nextAttemptInMs(attemptsMade, retryAfter, (job.data as DeliveryJob).retryFrom + retryWindowMs)
-            : null;
-          if (delay !== null) return delay;
-          logEvent("delivery-dead-lettered", { job: job?.id, attempts: attemptsMade, reason: "retry window over" });
+          const answer = error instanceof RetryLater ? error.answer : null;
+          const data = job?.data as DeliveryJob | undefined;
+          const retryFrom = data?.retryFrom ?? job?.timestamp ?? Date.now();
+          const retryAfter = answer?.kind === "status" ? answer.retryAfterMs : null;
+          const delay = nextAttemptInMs(attemptsMade, retryAfter, retryFrom + retryWindowMs);
+          const fields = {
+            job: job?.id,
+            attempt: attemptsMade,
+            ...(answer?.kind === "status" ? { status: answer.status } : { error: answer?.reason ?? reasonOf(error) }),
+            email: loggedEmail(data),
+          };
+          if (delay !== null) {
+            logEvent("delivery-attempt-failed", {
+              ...fields,
+              nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+            });
+            return delay;
+          }
+          logEvent("delivery-dead-lettered", { ...fields, reason: "retry window over" });
           if (job?.id) await this.untrack(job.id);
           return -1;
         },
@@ -128,9 +164,14 @@ export class DeliveryQueue {
     this.worker.on("error", () => undefined);
   }
 
-  /** Waits for the deliveries in flight: none is lost or made twice. */
+  /** Takes no new job, and waits for the attempts in flight, cutting those still running near the drain's end. */
   async stop(): Promise<void> {
-    await this.worker?.close();
+    const cut = setTimeout(() => this.stopping.abort(), STOP_CUTS_ATTEMPTS_AFTER_MS);
+    try {
+      await this.worker?.close();
+    } finally {
+      clearTimeout(cut);
+    }
   }
 
   async counts() {
@@ -164,16 +205,27 @@ export class DeliveryQueue {
     return this.queue.getJobs(["failed"], 0, -1, true);
   }
 
-  /** `retry`: re-queued with a fresh retry window; `drop`: for good. False when there is no such dead letter. */
-  async resolveDeadLetter(id: string, command: "retry" | "drop"): Promise<boolean> {
+  /**
+   * `retry`: re-queued with a fresh retry window; `drop`: removed for good. Safe to run from two shells at once:
+   * BullMQ moves a job out of the failed set in one atomic step, and a run that lost the race reads where it went.
+   */
+  async resolveDeadLetter(id: string, command: "retry" | "drop"): Promise<Resolution> {
     const job = await this.queue.getJob(id);
-    if (!job || (await job.getState()) !== "failed") return false;
-    if (command === "drop") await job.remove();
-    else {
-      await job.updateData({ ...job.data, retryFrom: Date.now() });
-      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+    if (!job) return "gone";
+    const state = await job.getState();
+    if (state !== "failed") return afterResolution(state);
+    try {
+      if (command === "drop") await job.remove();
+      else {
+        await job.updateData({ ...job.data, retryFrom: Date.now() });
+        await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      }
+      return command === "drop" ? "dropped" : "re-queued";
+    } catch (error) {
+      const now = await this.queue.getJobState(id);
+      if (now === "failed") throw error;
+      return afterResolution(now);
     }
-    return true;
   }
 
   async close(): Promise<void> {
@@ -182,25 +234,46 @@ export class DeliveryQueue {
   }
 
   private async deliver(job: Job<DeliveryJob>, { webhook, onDelivered }: Workers): Promise<void> {
-    const answer = await webhook.post(job.data.submission, { key: job.id!, timeoutMs: WEBHOOK_TIMEOUT_MS });
+    const { submission } = job.data;
+    const attempt = job.attemptsMade + 1;
+    // Never POSTed: an empty body would be taken for a delivery. Its visitor was told 'Cadastro realizado!'.
+    if (!submission) return this.deadLetter(job, attempt, "sign-up lost", LOST_ADVICE);
+    const answer = await webhook.post(submission, {
+      key: job.id!,
+      timeoutMs: QUEUED_ATTEMPT_TIMEOUT_MS,
+      signal: this.stopping.signal,
+    });
     if (answer.kind === "delivered") {
-      onDelivered(Date.now() - job.timestamp);
+      const latencyMs = Date.now() - job.timestamp;
+      onDelivered(latencyMs);
+      logEvent("delivery-delivered", { job: job.id, attempt, latencyMs, email: loggedEmail(job.data) });
       await this.untrack(job.id!);
       return;
     }
     if (isRetryable(answer)) {
       // Watched from its first failure until it is delivered or dead-lettered.
       await this.redis.zadd(this.undeliveredKey, "NX", job.timestamp, job.id!);
-      throw new RetryLater(describe(answer), answer.kind === "status" ? answer.retryAfterMs : null);
+      throw new RetryLater(answer);
     }
     // The webhook refuses it as configured: trying again changes nothing.
+    return this.deadLetter(
+      job,
+      attempt,
+      describe(answer),
+      "a configuration error of the webhook; fix it, then re-queue",
+    );
+  }
+
+  /** Fails the job for good, into the dead-letter list under `reason`; the log line adds what ops should do. */
+  private async deadLetter(job: Job<DeliveryJob>, attempt: number, reason: string, advice: string): Promise<never> {
     logEvent("delivery-dead-lettered", {
       job: job.id,
-      attempts: job.attemptsMade + 1,
-      reason: `${describe(answer)}: a configuration error of the webhook; fix it, then re-queue`,
+      attempt,
+      reason: `${reason}: ${advice}`,
+      email: loggedEmail(job.data),
     });
     await this.untrack(job.id!);
-    throw new UnrecoverableError(describe(answer));
+    throw new UnrecoverableError(reason);
   }
 
   private async untrack(id: string): Promise<void> {

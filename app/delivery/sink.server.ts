@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { open, statfs, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConfigError } from "~/server/settings.server";
-import type { Relay, RelayOutcome, Submission } from "./relay.server";
+import type { DeliveryResult, Relay, Submission } from "./relay.server";
 
 /** Below this much free space the next lines may not fit: unhealthy. */
 const MIN_FREE_BYTES = 64 * 1024;
@@ -46,7 +46,7 @@ export class SignupSink {
     return healthy;
   }
 
-  private async appendLine(submission: Submission): Promise<RelayOutcome> {
+  private async appendLine(submission: Submission): Promise<DeliveryResult> {
     const line = Buffer.from(`${JSON.stringify(submission)}\n`, "utf8");
     let handle: FileHandle | undefined;
     let sizeBefore: number | undefined;
@@ -65,7 +65,7 @@ export class SignupSink {
         this.lastFailedWriteAt = null;
         this.health = null;
       }
-      return { ok: true, queued: false };
+      return { kind: "delivered" };
     } catch (error) {
       // No partial line may stay behind for the next one to be glued onto.
       if (sizeBefore !== undefined) await handle?.truncate(sizeBefore).catch(() => {});
@@ -75,9 +75,9 @@ export class SignupSink {
     }
   }
 
-  private failure(error: unknown): RelayOutcome {
+  private failure(error: unknown): DeliveryResult {
     this.health = null;
     this.lastFailedWriteAt = Date.now();
-    return { ok: false, kind: "sink", reason: (error as NodeJS.ErrnoException).code ?? "error" };
+    return { kind: "sink", reason: (error as NodeJS.ErrnoException).code ?? "error" };
   }
 }

@@ -1,19 +1,18 @@
 import { failureReason, postWithDeadline } from "~/server/http-client.server";
 import { percentDecodedOrAsIs } from "~/server/percent-decoding.server";
 import { webhookSignature } from "~/signup/signed-tokens.server";
-import type { Submission } from "./relay.server";
+import type { DeliveryResult, Submission } from "./relay.server";
 
+/** What a visitor waiting in direct mode can bear (decision 003); queued attempts get their own. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Enough of an error answer to show its message; the rest is never downloaded. */
 const ERROR_BODY_BYTES = 4096;
 /** n8n's answer for a workflow switched off or being redeployed: a 404 worth retrying. */
 const N8N_NOT_REGISTERED = /webhook\b[^"]*"[^"]*" is not registered/i;
 
-export type WebhookAnswer =
-  | { kind: "delivered" }
-  | { kind: "status"; status: number; statusText: string; text: string; cut: boolean; retryAfterMs: number | null }
-  /** No answer: refused, reset or timed out. */
-  | { kind: "unreachable"; reason: string };
+/** What one POST can end in. */
+export type WebhookAnswer = Extract<DeliveryResult, { kind: "delivered" | "status" | "unreachable" }>;
+export type FailedAnswer = Exclude<WebhookAnswer, { kind: "delivered" }>;
 
 /** How an answer is counted in /metrics: a bounded set of results. */
 export function resultOf(answer: WebhookAnswer): string {
@@ -23,8 +22,13 @@ export function resultOf(answer: WebhookAnswer): string {
   return `${Math.floor(answer.status / 100)}xx`;
 }
 
+/** Why an attempt failed, for the log and the dead-letter list (never the webhook's URL or text). */
+export function describe(answer: FailedAnswer): string {
+  return answer.kind === "unreachable" ? `no answer (${answer.reason})` : `webhook answered ${answer.status}`;
+}
+
 /** Any other 4xx (and a redirect) is the webhook's configuration, which trying again will not change. */
-export function isRetryable(answer: Exclude<WebhookAnswer, { kind: "delivered" }>): boolean {
+export function isRetryable(answer: FailedAnswer): boolean {
   if (answer.kind === "unreachable") return true;
   const { status } = answer;
   if (status === 404) return N8N_NOT_REGISTERED.test(answer.text);
@@ -49,13 +53,17 @@ export class WebhookClient {
     this.target = parsed.href;
   }
 
-  async post(submission: Submission, { key, timeoutMs }: { key: string; timeoutMs: number }): Promise<WebhookAnswer> {
-    const answer = await this.send(JSON.stringify(submission), key, Math.min(timeoutMs, WEBHOOK_TIMEOUT_MS));
+  /** A 2xx is a delivery the moment its status line arrives; `signal` cuts the attempt short (a stop). */
+  async post(submission: Submission, attempt: { key: string; timeoutMs: number; signal?: AbortSignal }) {
+    const answer = await this.send(JSON.stringify(submission), attempt);
     this.onAnswer(answer);
     return answer;
   }
 
-  private async send(body: string, key: string, timeoutMs: number): Promise<WebhookAnswer> {
+  private async send(
+    body: string,
+    { key, timeoutMs, signal }: { key: string; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<WebhookAnswer> {
     const headers: Record<string, string> = { "idempotency-key": key };
     if (this.signingSecret) {
       headers["x-signup-signature"] = webhookSignature(this.signingSecret, body, Math.floor(Date.now() / 1000));
@@ -66,8 +74,10 @@ export class WebhookClient {
         contentType: "application/json",
         body,
         timeoutMs,
+        signal,
         maxBodyBytes: ERROR_BODY_BYTES,
         headers,
+        successBody: "drain",
       });
       if (answer.ok) return { kind: "delivered" };
       const { status, statusText, text, cut } = answer;

@@ -1,5 +1,5 @@
 import { content } from "~/content";
-import type { RelayOutcome } from "~/delivery/relay.server";
+import type { DeliveryResult } from "~/delivery/relay.server";
 import type { Notice } from "./result";
 
 const { messages } = content;
@@ -55,12 +55,14 @@ export function answerFor(outcome: SignupOutcome): { status: number; notice: Not
   return { status, notice };
 }
 
-export function relayFailure(outcome: Exclude<RelayOutcome, { ok: true }>): SignupOutcome {
-  if (outcome.kind === "status")
-    return { code: "webhook-status", status: outcome.status, statusText: outcome.statusText, text: outcome.text };
+export function outcomeOf(result: DeliveryResult): SignupOutcome {
+  if (result.kind === "delivered") return { code: "relayed" };
+  if (result.kind === "queued") return { code: "queued" };
+  if (result.kind === "status")
+    return { code: "webhook-status", status: result.status, statusText: result.statusText, text: result.text };
   // Nothing was acknowledged: the visitor sends again once Redis is back.
-  if (outcome.kind === "queue") return { code: "store-unavailable", detail: `queue: ${outcome.reason}` };
-  return { code: outcome.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: outcome.reason };
+  if (result.kind === "queue") return { code: "store-unavailable", detail: `queue: ${result.reason}` };
+  return { code: result.kind === "sink" ? "sink-failed" : "webhook-unreachable", reason: result.reason };
 }
 
 /** For the sign-up's log line. */

@@ -8,7 +8,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { BOT_TRAP_FIELDS, BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
-import { answerFor, isSuccess, logFieldsOf, relayFailure, type PlainCode, type SignupOutcome } from "./outcomes.server";
+import { answerFor, isSuccess, logFieldsOf, outcomeOf, type PlainCode, type SignupOutcome } from "./outcomes.server";
 import { FallbackQuestions, questionRelayBudget } from "./question.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
@@ -222,8 +222,7 @@ export class Signup {
     const { email, proof, userAgent, ts } = candidate;
     const hcaptchaToken = proof.kind === "captcha" ? proof.token : "";
     const submission = { email, hcaptchaToken, source: this.settings.SIGNUP_SOURCE, ts, userAgent };
-    const outcome = await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() });
-    return outcome.ok ? { code: outcome.queued ? "queued" : "relayed" } : relayFailure(outcome);
+    return outcomeOf(await this.delivery.relay(submission, { key: signupId, timeoutMs: deadline - Date.now() }));
   }
 
   private answer(outcome: SignupOutcome, visit: Visit) {

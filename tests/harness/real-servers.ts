@@ -38,8 +38,12 @@ export type RunningRedis = {
  * redis-server on a free loopback port, without persistence unless
  * `persistent`: then with an append-only log synced on every write, as
  * compose.yaml runs it, so a kill and restart keeps what was written.
+ * `options`: more of its command line, e.g. `["--maxmemory-policy", "allkeys-lru"]`.
  */
-export async function startRedis({ persistent = false } = {}): Promise<RunningRedis> {
+export async function startRedis({
+  persistent = false,
+  options = [],
+}: { persistent?: boolean; options?: string[] } = {}): Promise<RunningRedis> {
   const server = requireProgram("redis-server", "redis-server");
   const port = await freePort();
   const dataDir = persistent ? mkdtempSync(join(tmpdir(), "redis-")) : undefined;
@@ -49,7 +53,7 @@ export async function startRedis({ persistent = false } = {}): Promise<RunningRe
   let child: ChildProcess | null = null;
 
   async function launch(): Promise<void> {
-    child = spawn(server, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence], {
+    child = spawn(server, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, ...options], {
       stdio: "ignore",
     });
     await waitForPort(port);

@@ -16,6 +16,9 @@ export type WebhookBehaviour = {
   headers?: Record<string, string>;
   /** Answer the first attempt of every n-th submission (by Idempotency-Key) 503 instead. */
   failFirstAttemptOfEvery?: number;
+  /** What is wrong with the answer's body once its status line is sent: a byte every 100 ms for `trickleMs`, less
+   * than its Content-Length before the connection drops, or labelled gzip without being gzip. */
+  bodyFault?: { trickleMs: number } | "cut-short" | "false-gzip";
 };
 
 /** How the stand-in siteverify answers. */
@@ -212,6 +215,7 @@ export class StandIn {
       response.end();
       return;
     }
+    if (behaviour.bodyFault) return writeFaultyBody(response, behaviour.status, behaviour.bodyFault);
     response.writeHead(behaviour.status, { "content-type": "text/plain; charset=utf-8", ...behaviour.headers });
     response.end(behaviour.text ?? "");
   }
@@ -278,6 +282,30 @@ function drainedOrClosed(response: ServerResponse): Promise<void> {
     };
     response.once("drain", done).once("close", done);
   });
+}
+
+async function writeFaultyBody(
+  response: ServerResponse,
+  status: number,
+  fault: NonNullable<WebhookBehaviour["bodyFault"]>,
+): Promise<void> {
+  if (fault === "false-gzip") {
+    response.writeHead(status, { "content-type": "application/json", "content-encoding": "gzip" });
+    response.end('{"ok":true}');
+  } else if (fault === "cut-short") {
+    response.writeHead(status, { "content-type": "application/json", "content-length": "1000" });
+    response.write('{"ok":');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    response.destroy();
+  } else {
+    response.writeHead(status, { "content-type": "text/plain" });
+    const until = Date.now() + fault.trickleMs;
+    while (Date.now() < until && !response.destroyed) {
+      response.write(".");
+      await sleep(100, response);
+    }
+    response.end();
+  }
 }
 
 /** Waits, but gives up early if the client hangs up (a timed-out app). */

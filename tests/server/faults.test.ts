@@ -119,6 +119,16 @@ describe("an outgoing call that stalls never takes the server down", () => {
   });
 });
 
+describe("a webhook's 2xx is a delivery the moment its status line arrives", () => {
+  it("a 200 whose body trickles for 7 s gives 'Cadastro realizado!' and one POST", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    standIn.webhook = { status: 200, bodyFault: { trickleMs: 7_000 } };
+    const answer = await signUp(app, "lenta@exemplo.com.br");
+    expect([answer.status, answer.result.notice.title]).toEqual([200, "Cadastro realizado!"]);
+    expect(standIn.received.webhook).toHaveLength(1);
+  });
+});
+
 describe("the webhook's error text never shows where the webhook is", () => {
   const secretPath = WEBHOOK_PATH.slice(1); // "hooks/c0ffee-secret-path"
 

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LOCK_MS, QUEUE_NAME } from "~/delivery/queue.server";
+import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
@@ -46,6 +46,13 @@ async function undeliveredJobs(): Promise<number> {
   ]);
   return sizes.reduce((sum, size) => sum + Number(size), 0);
 }
+
+/** Resolves once BullMQ counts `count` jobs completed: delivered, and never to be tried again. */
+const completedJobs = (count: number, timeoutMs = 10_000) =>
+  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:completed`)) >= count, {
+    what: `${count} jobs completed`,
+    timeoutMs,
+  });
 
 /** Resolves once the webhook accepted `count` distinct submissions. */
 const delivered = (count: number, timeoutMs = 30_000) =>
@@ -107,6 +114,146 @@ describe("every webhook POST (direct mode, the default)", () => {
   });
 });
 
+describe("a 2xx is a delivery the moment its status line arrives (direct mode: faults.test.ts)", () => {
+  it.each([
+    ["cut short of its Content-Length", "cut-short"],
+    ["labelled gzip without being gzip", "false-gzip"],
+  ] as const)("queued: a 200 %s is POSTed once", async (_case, bodyFault) => {
+    const app = await start();
+    standIn.webhook = { status: 200, bodyFault };
+    expect((await send(app, "corpo@exemplo.com.br")).status).toBe(200);
+    await completedJobs(1);
+    expect(attemptsFor("corpo@exemplo.com.br")).toHaveLength(1);
+  });
+});
+
+describe("queued attempts get the time automations take", () => {
+  it("a webhook that accepts after 6 s gets each sign-up once", async () => {
+    const app = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 6_000 };
+    const emails = ["seis@exemplo.com.br", "sete@exemplo.com.br", "oito@exemplo.com.br"];
+    for (const email of emails) expect((await send(app, email)).status).toBe(200);
+    await completedJobs(emails.length, 20_000);
+    for (const email of emails) expect(attemptsFor(email)).toHaveLength(1);
+  });
+
+  it("each failed attempt logs one line (attempt, status or error, next try, e-mail masked), and the delivery one", async () => {
+    const app = await start();
+    standIn.webhook = { status: 503, text: "" };
+    await send(app, "registro@exemplo.com.br");
+    await standIn.arrived("webhook");
+    standIn.webhook = { status: 200, reset: true };
+    await standIn.arrived("webhook", 2);
+    standIn.webhook = { status: 200, text: "ok" };
+    await completedJobs(1);
+    const lines = app
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"event":"delivery-'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // toEqual passes over the fields a line does not have.
+    expect(lines.map(({ event, attempt, status, error, email }) => ({ event, attempt, status, error, email }))).toEqual(
+      [
+        { event: "delivery-attempt-failed", attempt: 1, status: 503, email: "r***@exemplo.com.br" },
+        { event: "delivery-attempt-failed", attempt: 2, error: "UND_ERR_SOCKET", email: "r***@exemplo.com.br" },
+        { event: "delivery-delivered", attempt: 3, email: "r***@exemplo.com.br" },
+      ],
+    );
+    const [first, second] = attemptsFor("registro@exemplo.com.br");
+    expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeLessThanOrEqual(second!.at + 50);
+    expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeGreaterThan(first!.at);
+    expect(app.output()).not.toContain("registro@");
+  });
+});
+
+describe("queued mode runs only on a Redis that keeps its data", () => {
+  it("a Redis that evicts keys (allkeys-lru) stops start-up with one line naming the setting and the fix", async () => {
+    const evicting = await startRedis({ options: ["--maxmemory-policy", "allkeys-lru"] });
+    try {
+      const refused = await start({ REDIS_URL: evicting.url }).then(
+        () => "started",
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/^app exited with 1:/);
+      const errors = refused.split("\n").filter((line) => line.includes("maxmemory-policy"));
+      expect(errors).toEqual([
+        "Invalid configuration: Redis's maxmemory-policy is allkeys-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+      ]);
+    } finally {
+      await evicting.stop();
+    }
+  });
+
+  it("a policy changed to evict keys while running: /readyz 503, and no sign-up acknowledged", async () => {
+    const app = await start();
+    await redis().cli("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
+    try {
+      await until(async () => (await fetch(`${app.origin}/readyz`)).status === 503, { what: "/readyz 503" });
+      expect(await (await fetch(`${app.origin}/readyz`)).text()).toContain("maxmemory-policy is volatile-lru");
+      const { status, result } = await send(app, "despejo@exemplo.com.br");
+      expect(status).toBe(503);
+      expect(result).toMatchObject({ ok: false, email: "despejo@exemplo.com.br" });
+      expect(await undeliveredJobs()).toBe(0);
+      expect(standIn.received.webhook).toHaveLength(0);
+    } finally {
+      await redis().cli("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+  });
+
+  /** The lines of `app`'s output that are this warning. */
+  const warnings = (app: RunningApp, warning: string) =>
+    app
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith(`[config] warning: ${warning}`));
+
+  it("a Redis that persists nothing is warned of once; one with an append-only log is not", async () => {
+    const app = await start();
+    await app.printed(/Redis persists nothing/);
+    // Each probe reads Redis's settings again (at most once a second).
+    for (let probe = 0; probe < 3; probe++) await send(app, `probe${probe}@exemplo.com.br`);
+    expect(warnings(app, "Redis persists nothing")).toHaveLength(1);
+    const persistent = await startRedis({ persistent: true });
+    try {
+      // Ready only once Redis's settings were read.
+      const kept = await start({ REDIS_URL: persistent.url });
+      expect(warnings(kept, "Redis persists nothing")).toEqual([]);
+    } finally {
+      await persistent.stop();
+    }
+  });
+
+  it("a Redis that refuses CONFIG (as managed services may) is warned of once, and sign-ups are queued", async () => {
+    const managed = await startRedis({ options: ["--rename-command", "CONFIG", ""] });
+    try {
+      const app = await start({ REDIS_URL: managed.url });
+      await app.printed(/Redis refuses CONFIG GET/);
+      for (let probe = 0; probe < 3; probe++) await send(app, `gerenciado${probe}@exemplo.com.br`);
+      expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
+      await delivered(1);
+    } finally {
+      await managed.stop();
+    }
+  });
+
+  it("a job whose sign-up Redis lost is never POSTed: dead-lettered with the reason, and listed", async () => {
+    const app = await start();
+    standIn.webhook = { status: 503, text: "" };
+    await send(app, "perdida@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const id = String(standIn.received.webhook[0]!.headers["idempotency-key"]);
+    // What an evicting Redis does: the job's hash is gone, its id still in the delayed set.
+    await redis().cli("DEL", `prevly-landing:${QUEUE_NAME}:${id}`);
+    standIn.webhook = { status: 200, text: "ok" };
+    await until(async () => (await deadLetters("list")).out.includes(id), { what: "the dead letter" });
+    const listed = await deadLetters("list");
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(new RegExp(`^${id} {2}\\S+Z {2}\\d+ attempts {2}sign-up lost {2}\\(sign-up lost\\)$`));
+    expect(standIn.received.webhook).toHaveLength(1);
+    await app.printed(/"event":"delivery-dead-lettered".*"reason":"sign-up lost: Redis dropped the job's data/);
+  });
+});
+
 describe("queued delivery", () => {
   it("a webhook down for 20 s while 200 sign-ups arrive on two instances: every visitor is answered 200, and each reaches the webhook exactly once, under one Idempotency-Key", async () => {
     const [first, second] = await Promise.all([start(), start()]);
@@ -153,19 +300,23 @@ describe("queued delivery", () => {
     expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
   });
 
-  it("an instance SIGKILLed with deliveries in flight: another instance delivers them", async () => {
-    const doomed = await start();
-    standIn.webhook = { status: 200, text: "ok", delayMs: 60_000 };
-    const emails = ["um@exemplo.com.br", "dois@exemplo.com.br", "tres@exemplo.com.br"];
-    for (const email of emails) expect((await send(doomed, email)).status).toBe(200);
-    await standIn.arrived("webhook", emails.length);
-    doomed.process.kill("SIGKILL");
-    standIn.webhook = { status: 200, text: "ok" };
-    await start();
-    // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
-    await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
-    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
-  });
+  it(
+    "an instance SIGKILLed with deliveries in flight: another instance delivers them",
+    async () => {
+      const doomed = await start();
+      standIn.webhook = { status: 200, text: "ok", delayMs: 60_000 };
+      const emails = ["um@exemplo.com.br", "dois@exemplo.com.br", "tres@exemplo.com.br"];
+      for (const email of emails) expect((await send(doomed, email)).status).toBe(200);
+      await standIn.arrived("webhook", emails.length);
+      doomed.process.kill("SIGKILL");
+      standIn.webhook = { status: 200, text: "ok" };
+      await start();
+      // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
+      await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
+      expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+    },
+    5 * DELIVERY_LOCK_MS,
+  );
 
   it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
     const persistent = await startRedis({ persistent: true });
@@ -185,29 +336,36 @@ describe("queued delivery", () => {
     }
   });
 
-  it("a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key", async () => {
-    const app = await start();
-    const notRegistered = JSON.stringify({ code: 404, message: 'The requested webhook "POST abc" is not registered.' });
-    const faults: WebhookBehaviour[] = [
-      { status: 404, text: notRegistered },
-      { status: 200, reset: true },
-      { status: 200, delayMs: 60_000 },
-      { status: 500, text: "Internal Server Error" },
-    ];
-    standIn.webhook = faults[0]!;
-    expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
-    // Each fault answers one attempt; the next attempt meets the next one.
-    for (const [index, fault] of faults.slice(1).entries()) {
-      await standIn.arrived("webhook", index + 1);
-      standIn.webhook = fault;
-    }
-    await standIn.arrived("webhook", faults.length);
-    standIn.webhook = { status: 200, text: "ok" };
-    await delivered(1);
-    const attempts = attemptsFor("persistente@exemplo.com.br");
-    expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
-    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-  });
+  it(
+    "a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key",
+    async () => {
+      const app = await start();
+      const notRegistered = JSON.stringify({
+        code: 404,
+        message: 'The requested webhook "POST abc" is not registered.',
+      });
+      const faults: WebhookBehaviour[] = [
+        { status: 404, text: notRegistered },
+        { status: 200, reset: true },
+        { status: 200, delayMs: 60_000 },
+        { status: 500, text: "Internal Server Error" },
+      ];
+      standIn.webhook = faults[0]!;
+      expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
+      // Each fault answers one attempt; the next attempt meets the next one.
+      for (const [index, fault] of faults.slice(1).entries()) {
+        await standIn.arrived("webhook", index + 1);
+        standIn.webhook = fault;
+      }
+      await standIn.arrived("webhook", faults.length);
+      standIn.webhook = { status: 200, text: "ok" };
+      await delivered(1);
+      const attempts = attemptsFor("persistente@exemplo.com.br");
+      expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
+      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+    },
+    3 * QUEUED_ATTEMPT_TIMEOUT_MS,
+  );
 
   it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
     const app = await start();
@@ -243,6 +401,40 @@ describe("queued delivery", () => {
     expect(await deadLetters("purge")).toMatchObject({ code: 2 });
   });
 
+  it("two `retry --all` at once over 300 dead letters: each sign-up delivered once, both runs exit 0", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "campo email ausente" };
+    const emails = Array.from({ length: 300 }, (_, index) => `morta${index}@exemplo.com.br`);
+    // Each visitor sends again until accepted: what is under test is the command, not acceptance under load.
+    await mapConcurrently(emails, 5, async (email) => {
+      for (let tries = 0; tries < 5 && (await send(app, email, `P1_${email}-${tries}`)).status !== 200; tries++);
+    });
+    await until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === 300, {
+      what: "300 dead letters",
+      timeoutMs: 30_000,
+    });
+    standIn.webhook = { status: 200, text: "ok" };
+    const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
+    expect(runs.map(({ code }) => code)).toEqual([0, 0]);
+    // What one run re-queued, the other found re-queued, or already delivered by then (of what each run listed).
+    const summary = /^re-queued (\d+) of \d+(?: \((?:\d+ already re-queued|\d+ already delivered|, )+\))?$/;
+    expect(runs.map(({ out }) => out)).toEqual([expect.stringMatching(summary), expect.stringMatching(summary)]);
+    expect(runs.reduce((sum, { out }) => sum + Number(summary.exec(out)![1]), 0)).toBe(300);
+    await delivered(300, 60_000);
+    for (const email of emails) expect(attemptsFor(email).filter((hit) => hit.status === 200)).toHaveLength(1);
+  }, 90_000);
+
+  it("a retry of what another run already re-queued is 'already re-queued', exit 0", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "" };
+    await send(app, "repetida@exemplo.com.br");
+    await until(async () => (await deadLetters("list")).out.includes("repetida@"), { what: "the dead letter" });
+    const id = (await deadLetters("list")).out.split(" ")[0]!;
+    standIn.webhook = { status: 503, text: "" };
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 0 of 1 (1 already re-queued)" });
+  });
+
   it("the dead-letter command gives up on a frozen Redis with one line and exit code 1", async () => {
     redis().freeze();
     try {
@@ -266,6 +458,19 @@ describe("queued delivery", () => {
     expect(standIn.received.webhook.map((hit) => (hit.body as { email: string }).email).sort()).toEqual(
       [...emails, "depois@exemplo.com.br"].sort(),
     );
+  });
+
+  it("SIGTERM during an attempt longer than the drain: it is cut and handed back, the process exits 0, and another instance delivers it", async () => {
+    const doomed = await start();
+    standIn.webhook = { status: 200, text: "ok", delayMs: 25_000 };
+    await send(doomed, "cortada@exemplo.com.br");
+    await standIn.arrived("webhook");
+    expect(await doomed.stop()).toBe(0);
+    expect(doomed.output()).toMatch(/"event":"delivery-attempt-failed","job":"[^"]+","attempt":1,"error":"stopping"/);
+    standIn.webhook = { status: 200, text: "ok" };
+    await start();
+    await completedJobs(1);
+    expect(attemptsFor("cortada@exemplo.com.br").map((hit) => hit.status)).toEqual([0, 200]);
   });
 
   it("Redis away when a sign-up arrives: 503 'Cadastro indisponível', the e-mail kept, nothing acknowledged", async () => {

@@ -39,13 +39,49 @@ describe("every POST to the webhook", () => {
     url.password = "s3nh4forte";
     standIn.webhook = { status: 401, text: `user n8n with s3nh4forte may not call ${WEBHOOK_PATH}` };
     const relay = directRelay(new WebhookClient(url.href, undefined), () => {});
-    expect(await relay(SUBMISSION, { key: KEY, timeoutMs: 1_000 })).toEqual({
-      ok: false,
+    expect(await relay(SUBMISSION, { key: KEY, timeoutMs: 1_000 })).toMatchObject({
       kind: "status",
       status: 401,
       statusText: "Unauthorized",
       text: "",
     });
+  });
+});
+
+describe("a 2xx is a delivery the moment its status line arrives", () => {
+  const post = (timeoutMs = 2_000) =>
+    new WebhookClient(standIn.webhookUrl, undefined).post(SUBMISSION, { key: KEY, timeoutMs });
+
+  it.each([
+    ["whose body trickles past the timeout", { trickleMs: 4_000 }],
+    ["cut before its Content-Length", "cut-short"],
+    ["labelled gzip without being gzip", "false-gzip"],
+  ] as const)("a 200 %s is delivered", async (_case, bodyFault) => {
+    standIn.webhook = { status: 200, bodyFault };
+    expect(await post()).toEqual({ kind: "delivered" });
+  });
+
+  it("asks for no compression", async () => {
+    await post();
+    expect(standIn.received.webhook[0]!.headers["accept-encoding"]).toBe("identity");
+  });
+
+  it("an error status whose body breaks off is still that status, retried as such", async () => {
+    standIn.webhook = { status: 503, bodyFault: "cut-short" };
+    expect(await post()).toMatchObject({ kind: "status", status: 503, cut: true });
+  });
+
+  it("a stop cuts an attempt short: no answer, retried", async () => {
+    standIn.webhook = { status: 200, delayMs: 60_000 };
+    const stop = new AbortController();
+    const answer = new WebhookClient(standIn.webhookUrl, undefined).post(SUBMISSION, {
+      key: KEY,
+      timeoutMs: 30_000,
+      signal: stop.signal,
+    });
+    await standIn.arrived("webhook");
+    stop.abort();
+    expect(await answer).toEqual({ kind: "unreachable", reason: "stopping" });
   });
 });
 

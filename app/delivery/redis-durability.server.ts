@@ -1,0 +1,96 @@
+import { ReplyError, type Redis } from "ioredis";
+
+/** /readyz and the sign-ups read Redis's settings at most this often: a flood costs one CONFIG round a second. */
+const RECHECK_MS = 1_000;
+/** CONFIG GET is rare and not on a visitor's path: it may wait longer than the shared state's commands. */
+const CHECK_TIMEOUT_MS = 2_000;
+const NOT_READ_YET = "Redis's maxmemory-policy has not been read yet";
+
+/**
+ * Queued mode acknowledges a sign-up once its job is in Redis (decision 016): only a Redis that never evicts keys
+ * keeps that promise, and only one that persists keeps it across a restart of Redis. BullMQ merely prints its own
+ * warning about the policy; this refuses start-up, readiness and new sign-ups instead.
+ */
+export class RedisDurability {
+  private readonly redis: Redis;
+  private last: { at: number; refusal: Promise<string | null> } | null = null;
+  /** The last verdict Redis gave: a check it did not answer (away, slow) changes nothing. */
+  private known: string | null = NOT_READ_YET;
+  private decided = false;
+  private readonly warned = new Set<string>();
+
+  constructor(shared: Redis) {
+    this.redis = shared.duplicate({ commandTimeout: CHECK_TIMEOUT_MS });
+    this.redis.on("error", () => undefined); // the shared state's client logs the outages
+  }
+
+  /**
+   * Why no sign-up may be queued now, as one line naming the setting and the fix; null when Redis keeps its data,
+   * or refuses CONFIG (warned once). Until Redis first tells its settings, nothing is acknowledged.
+   */
+  refusal(now = Date.now()): Promise<string | null> {
+    if (!this.last || now - this.last.at >= RECHECK_MS) this.last = { at: now, refusal: this.recheck() };
+    return this.last.refusal;
+  }
+
+  /** Reads the settings until Redis first tells them: a Redis that evicts keys then stops start-up with its line. */
+  refuseStartUnlessKept(): void {
+    void this.refusal().then(() => {
+      if (!this.decided) setTimeout(() => this.refuseStartUnlessKept(), RECHECK_MS).unref();
+    });
+  }
+
+  private async recheck(): Promise<string | null> {
+    const verdict = await this.check();
+    if (verdict === undefined) return this.known;
+    this.known = verdict;
+    if (!this.decided) {
+      this.decided = true;
+      if (verdict) {
+        console.error(verdict);
+        process.exit(1);
+      }
+    }
+    return verdict;
+  }
+
+  /** The refusal, null, or undefined when Redis did not answer (away, or slow). */
+  private async check(): Promise<string | null | undefined> {
+    let settings: string[];
+    try {
+      settings = await Promise.all(
+        ["maxmemory-policy", "appendonly", "save"].map(async (name) => {
+          const [, value] = (await this.redis.config("GET", name)) as [string, string];
+          return value;
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ReplyError)) return undefined;
+      this.warnOnce(
+        "Redis refuses CONFIG GET (as some managed services do): check in its settings that maxmemory-policy is " +
+          "noeviction and that it persists its data (AOF or RDB), or queued sign-ups can be lost",
+      );
+      return null;
+    }
+    const [policy, appendonly, save] = settings;
+    if (policy !== "noeviction") {
+      return (
+        `Invalid configuration: Redis's maxmemory-policy is ${policy}, so it may evict queued sign-ups; ` +
+        "RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)"
+      );
+    }
+    if (appendonly !== "yes" && !save) {
+      this.warnOnce(
+        'Redis persists nothing (appendonly no, save ""): a restart of Redis loses every undelivered sign-up; ' +
+          "turn on appendonly yes (as compose.yaml does) or RDB snapshots",
+      );
+    }
+    return null;
+  }
+
+  private warnOnce(warning: string): void {
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    console.warn(`[config] warning: ${warning}`);
+  }
+}
