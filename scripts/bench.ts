@@ -385,7 +385,7 @@ async function printTap(origin: string) {
   console.log(`\nFirst tap on the e-mail field, 390×844 touch, CPU 4× slower, ${TAPS} runs: min / median / max ms`);
   console.log("| from the tap to | ms |");
   console.log("|---|---:|");
-  console.log(`| the next paint | ${row("tapToPaint")} |`);
+  console.log(`| the paint after it (its click's) | ${row("tapToPaint")} |`);
   console.log(
     `| the slowest keystroke's paint, typing on at once (the keystroke's own wait) | ${row("worstKeyToPaint")} |`,
   );
