@@ -1,31 +1,45 @@
 /**
  * `npm run bench`: the server's figures, side by side on this machine, loopback only.
- *   GET /     (a) our server (remix-serve), (b) bare node:http answering the same bytes
- *             from memory, (c) nginx serving the same bytes from disk (when installed);
- *             and our server with a unique `fbclid` per request (a campaign link)
- *   sign-up   added latency over the webhook's own round trip (one at a time), and
- *             throughput at 50 concurrent; the same with REDIS_URL (a local
- *             redis-server), beside GET / on that instance; queued delivery
- *             (RELAY_MODE=queued) with a webhook that takes 300 ms: what the
- *             visitor waits, one at a time and at 50 concurrent
- *   cold start  process start to the first 200 on /
- * Uses wrk when installed, autocannon otherwise. BENCH_SECONDS sets each GET run (default 10).
+ *   levels      brotli and gzip levels on the page's HTML: time and bytes (how the page cache's were chosen)
+ *   render      first byte of / on a fresh render beside a cached one (the shared render expired or not)
+ *   get         GET / (a) our server (remix-serve), (b) bare node:http answering the same bytes
+ *               from memory, (c) nginx serving the same bytes from disk (when installed),
+ *               (d) the shipped nginx (deploy/nginx.conf, its page cache) in front of our server;
+ *               and our server with a unique `fbclid` per request (a campaign link)
+ *   signup      added latency over the webhook's own round trip (one at a time), and
+ *               throughput at 50 concurrent; the same with REDIS_URL (a local
+ *               redis-server), beside GET / on that instance; queued delivery
+ *               (RELAY_MODE=queued) with a webhook that takes 300 ms: what the
+ *               visitor waits, one at a time and at 50 concurrent; cold start
+ *   tap         the first tap on the e-mail field at 4× CPU slowdown, while the boot loads what it loads
+ * `npm run bench -- --only=levels,render` runs some; all by default. Uses wrk when installed,
+ * autocannon otherwise. BENCH_SECONDS sets each GET run (default 10); BENCH_TAPS the taps (default 7).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { freePort, ROOT, SERVE_COMMAND } from "../tests/harness/app-server";
 import { waitForOk } from "../tests/harness/wait";
 import { findProgram } from "../tests/harness/programs";
-import { startRedis } from "../tests/harness/real-servers";
+import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
 import { percentile, RIG_SECRET, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
+import { compressionLevels } from "./lib/compression-levels";
+import { firstTap, type FirstTap } from "./lib/first-tap";
+import { freshAndCachedFirstByte } from "./lib/fresh-render";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const TAPS = Number(process.env.BENCH_TAPS ?? 7);
+const SECTIONS = ["levels", "render", "get", "signup", "tap"] as const;
+type Section = (typeof SECTIONS)[number];
+const { values: options } = parseArgs({ options: { only: { type: "string" } } });
+const chosen = new Set((options.only?.split(",") ?? SECTIONS) as Section[]);
+for (const section of chosen) if (!SECTIONS.includes(section)) throw new Error(`--only: no section ${section}`);
 const CONNECTIONS = 20;
 const ACCEPT = "gzip, deflate, br";
 const children: ChildProcess[] = [];
@@ -122,7 +136,8 @@ async function nginxServer(dir: string): Promise<string | null> {
   const port = await freePort();
   writeFileSync(
     join(dir, "nginx.conf"),
-    `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+    // As many workers as deploy/nginx.conf (auto): the two are compared.
+    `daemon off; worker_processes auto; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
 events { worker_connections 1024; }
 http {
   access_log off;
@@ -220,59 +235,61 @@ async function queuedFigures(redisUrl: string, tag: string) {
   };
 }
 
-async function main() {
-  if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
-  const dir = mkdtempSync(join(tmpdir(), "bench-"));
-  chmodSync(dir, 0o755); // nginx's workers run unprivileged and must read the page
-  const rig = await startSignupRig();
-  const { app } = rig;
-  try {
-    // The same bytes for every server: the page as our server sends it, gzip-encoded.
-    mkdirSync(join(dir, "www"));
-    const html = Buffer.from(
-      await (await fetch(`${app.origin}/`, { headers: { "accept-encoding": "identity" } })).arrayBuffer(),
-    );
-    const { gzipSync } = await import("node:zlib");
-    writeFileSync(join(dir, "www", "index.html"), html);
-    writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
-    const bareUrl = await bareServer(join(dir, "www", "index.html.gz"));
-    const nginxUrl = await nginxServer(dir);
+const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+/** p10 / p50 / p90 of sorted figures. */
+const spread = (sorted: number[], digits = 1) =>
+  [10, 50, 90].map((p) => fmt(percentile(sorted, p), digits)).join(" / ");
 
+function printLevels(html: Uint8Array) {
+  console.log(`\nCompression of the page's HTML (${html.byteLength.toLocaleString("en")} B), median and slowest of 15`);
+  console.log("| codec | level | time ms (median) | time ms (slowest) | bytes |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const figure of compressionLevels(html)) {
+    console.log(
+      `| ${figure.codec} | ${figure.level} | ${fmt(figure.medianMs, 2)} | ${fmt(figure.maxMs, 2)} | ${figure.bytes.toLocaleString("en")} |`,
+    );
+  }
+}
+
+/** The bound of issue 26: a fresh render adds at most this to the first byte. */
+const FRESH_RENDER_BOUND_MS = 10;
+
+async function printRender(origin: string) {
+  const { fresh, cached } = await freshAndCachedFirstByte(origin, ACCEPT);
+  const added = percentile(fresh, 50) - percentile(cached, 50);
+  console.log(`\nFirst byte of GET / (Accept-Encoding: ${ACCEPT}), 20 rounds, p10 / p50 / p90 ms`);
+  console.log("| render | first byte |");
+  console.log("|---|---:|");
+  console.log(`| fresh (the shared render just expired) | ${spread(fresh)} |`);
+  console.log(`| cached (right after) | ${spread(cached)} |`);
+  console.log(
+    `| added by a fresh render, p50 | ${fmt(added, 1)} ms (bound ≤ ${FRESH_RENDER_BOUND_MS} ms, ${added <= FRESH_RENDER_BOUND_MS ? "held" : "NOT held"}) |`,
+  );
+}
+
+async function printGet(origin: string, html: Uint8Array, dir: string) {
+  // The same bytes for every server: the page as our server sends it, gzip-encoded.
+  mkdirSync(join(dir, "www"));
+  const { gzipSync } = await import("node:zlib");
+  writeFileSync(join(dir, "www", "index.html"), html);
+  writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
+  const bareUrl = await bareServer(join(dir, "www", "index.html.gz"));
+  const nginxUrl = await nginxServer(dir);
+  const balancer = findProgram("nginx") ? await startNginxBalancer([origin]) : null;
+  try {
     const rows: Array<[string, LoadResult | null]> = [
-      ["(a) our server, remix-serve", await load(`${app.origin}/`)],
+      ["(a) our server, remix-serve", await load(`${origin}/`)],
       ["(b) bare node:http, same bytes", await load(bareUrl)],
       ["(c) nginx, same bytes from disk", nginxUrl ? await load(nginxUrl) : null],
-      ["    our server, /healthz (pipeline floor)", await load(`${app.origin}/healthz`)],
-      ["    our server, /?fbclid=<unique per request>", await load(`${app.origin}/`, { uniqueClickIds: true })],
+      ["(d) shipped nginx (page cache) in front of (a)", balancer ? await load(`${balancer.origin}/`) : null],
+      ["    our server, /healthz (pipeline floor)", await load(`${origin}/healthz`)],
+      ["    our server, /?fbclid=<unique per request>", await load(`${origin}/`, { uniqueClickIds: true })],
+      [
+        "    (d) with /?fbclid=<unique per request>",
+        balancer ? await load(`${balancer.origin}/`, { uniqueClickIds: true }) : null,
+      ],
     ];
-
-    const tag = Date.now().toString(36);
-    const { direct, throughApp } = await signupLatency(rig, tag);
-    const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
-
-    // The same sign-up with its state in Redis: the ledger, limits and budgets cost round trips.
-    const redis = findProgram("redis-server") ? await startRedis() : null;
-    let withRedis: {
-      added: number;
-      page: LoadResult;
-      concurrent: Awaited<ReturnType<typeof postSignups>>;
-      queued: Awaited<ReturnType<typeof queuedFigures>>;
-    } | null = null;
-    if (redis) {
-      const redisRig = await startSignupRig({ REDIS_URL: redis.url });
-      // wrk runs synchronously: measured first, so no kept-alive socket goes stale meanwhile.
-      const page = await load(`${redisRig.app.origin}/`);
-      const latency = await signupLatency(redisRig, `r${tag}`);
-      const concurrent = await postSignups(redisRig.app.origin, 3_000, 50, `rc${tag}`);
-      await redisRig.stop();
-      const queued = await queuedFigures(redis.url, tag);
-      withRedis = { added: latency.throughApp - latency.direct, page, concurrent, queued };
-      await redis.stop();
-    }
-    const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
-
-    const [a, b, c, , campaign] = rows.map(([, result]) => result);
-    const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+    const [a, b, c, d, , campaign] = rows.map(([, result]) => result);
     console.log(
       `\nGET / with Accept-Encoding: ${ACCEPT}, ${CONNECTIONS} connections, ${SECONDS} s each, tool: ${a!.tool}`,
     );
@@ -286,39 +303,109 @@ async function main() {
         );
     }
     console.log(
-      `\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}`,
+      `\nratio a/b = ${fmt(a!.perSecond / b!.perSecond, 3)}${c ? `, a/c = ${fmt(a!.perSecond / c.perSecond, 3)}` : ""}` +
+        `${c && d ? `, d/c = ${fmt(d.perSecond / c.perSecond, 3)} (target ≥ 0.5)` : ""}`,
     );
     console.log(`unique fbclid / plain / = ${fmt(campaign!.perSecond / a!.perSecond, 3)}`);
-    console.log("\n| sign-up | figure |");
-    console.log("|---|---:|");
-    console.log(`| webhook round trip alone, p50 (one at a time) | ${fmt(direct, 2)} ms |`);
-    console.log(`| sign-up through our server, p50 (one at a time) | ${fmt(throughApp, 2)} ms |`);
-    console.log(`| added latency, p50 | ${fmt(throughApp - direct, 2)} ms |`);
+  } finally {
+    await balancer?.stop();
+  }
+}
+
+async function printSignup(rig: Awaited<ReturnType<typeof startSignupRig>>) {
+  const { app } = rig;
+  const tag = Date.now().toString(36);
+  const { direct, throughApp } = await signupLatency(rig, tag);
+  const concurrent = await postSignups(app.origin, 3_000, 50, `c${tag}`);
+
+  // The same sign-up with its state in Redis: the ledger, limits and budgets cost round trips.
+  const redis = findProgram("redis-server") ? await startRedis() : null;
+  let withRedis: {
+    added: number;
+    page: LoadResult;
+    concurrent: Awaited<ReturnType<typeof postSignups>>;
+    queued: Awaited<ReturnType<typeof queuedFigures>>;
+  } | null = null;
+  if (redis) {
+    const redisRig = await startSignupRig({ REDIS_URL: redis.url });
+    // wrk runs synchronously: measured first, so no kept-alive socket goes stale meanwhile.
+    const page = await load(`${redisRig.app.origin}/`);
+    const latency = await signupLatency(redisRig, `r${tag}`);
+    const concurrent = await postSignups(redisRig.app.origin, 3_000, 50, `rc${tag}`);
+    await redisRig.stop();
+    const queued = await queuedFigures(redis.url, tag);
+    withRedis = { added: latency.throughApp - latency.direct, page, concurrent, queued };
+    await redis.stop();
+  }
+  const starts = [await coldStart(), await coldStart(), await coldStart()].sort((a, b) => a - b);
+
+  console.log("\n| sign-up | figure |");
+  console.log("|---|---:|");
+  console.log(`| webhook round trip alone, p50 (one at a time) | ${fmt(direct, 2)} ms |`);
+  console.log(`| sign-up through our server, p50 (one at a time) | ${fmt(throughApp, 2)} ms |`);
+  console.log(`| added latency, p50 | ${fmt(throughApp - direct, 2)} ms |`);
+  console.log(
+    `| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`,
+  );
+  console.log(`| cold start to first 200 on / (median of 3) | ${fmt(starts[1]!)} ms |`);
+  if (withRedis) {
+    console.log(`| with REDIS_URL: added latency, p50 | ${fmt(withRedis.added, 2)} ms |`);
     console.log(
-      `| throughput at 50 concurrent | ${fmt(concurrent.perSecond)} sign-ups/s (p50 ${fmt(concurrent.p50, 1)} ms, p99 ${fmt(concurrent.p99, 1)} ms, answers ${JSON.stringify(concurrent.statuses)}) |`,
+      `| with REDIS_URL: throughput at 50 concurrent | ${fmt(withRedis.concurrent.perSecond)} sign-ups/s (p50 ${fmt(withRedis.concurrent.p50, 1)} ms, p99 ${fmt(withRedis.concurrent.p99, 1)} ms, answers ${JSON.stringify(withRedis.concurrent.statuses)}) |`,
     );
-    console.log(`| cold start to first 200 on / (median of 3) | ${fmt(starts[1]!)} ms |`);
-    if (withRedis) {
-      console.log(`| with REDIS_URL: added latency, p50 | ${fmt(withRedis.added, 2)} ms |`);
-      console.log(
-        `| with REDIS_URL: throughput at 50 concurrent | ${fmt(withRedis.concurrent.perSecond)} sign-ups/s (p50 ${fmt(withRedis.concurrent.p50, 1)} ms, p99 ${fmt(withRedis.concurrent.p99, 1)} ms, answers ${JSON.stringify(withRedis.concurrent.statuses)}) |`,
-      );
-      console.log(
-        `| with REDIS_URL: GET / | ${fmt(withRedis.page.perSecond)} req/s (p50 ${fmt(withRedis.page.p50, 2)} ms) |`,
-      );
-      const { queued } = withRedis;
-      console.log(
-        `| direct, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 (one at a time) | ${fmt(queued.directP50, 1)} ms |`,
-      );
-      console.log(
-        `| queued, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 / p99 (one at a time) | ${fmt(queued.queuedP50, 2)} / ${fmt(queued.queuedP99, 2)} ms (bound: p99 ≤ ${QUEUED_P99_BOUND_MS} ms, ${queued.queuedP99 <= QUEUED_P99_BOUND_MS ? "held" : "NOT held"}) |`,
-      );
-      console.log(
-        `| queued: throughput at 50 concurrent, one instance | ${fmt(queued.concurrent.perSecond)} sign-ups/s (p50 ${fmt(queued.concurrent.p50, 1)} ms, p99 ${fmt(queued.concurrent.p99, 1)} ms, answers ${JSON.stringify(queued.concurrent.statuses)}) |`,
-      );
-    } else {
-      console.log("| with REDIS_URL | redis-server not installed |");
-    }
+    console.log(
+      `| with REDIS_URL: GET / | ${fmt(withRedis.page.perSecond)} req/s (p50 ${fmt(withRedis.page.p50, 2)} ms) |`,
+    );
+    const { queued } = withRedis;
+    console.log(
+      `| direct, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 (one at a time) | ${fmt(queued.directP50, 1)} ms |`,
+    );
+    console.log(
+      `| queued, webhook taking ${SLOW_WEBHOOK_MS} ms: sign-up p50 / p99 (one at a time) | ${fmt(queued.queuedP50, 2)} / ${fmt(queued.queuedP99, 2)} ms (bound: p99 ≤ ${QUEUED_P99_BOUND_MS} ms, ${queued.queuedP99 <= QUEUED_P99_BOUND_MS ? "held" : "NOT held"}) |`,
+    );
+    console.log(
+      `| queued: throughput at 50 concurrent, one instance | ${fmt(queued.concurrent.perSecond)} sign-ups/s (p50 ${fmt(queued.concurrent.p50, 1)} ms, p99 ${fmt(queued.concurrent.p99, 1)} ms, answers ${JSON.stringify(queued.concurrent.statuses)}) |`,
+    );
+  } else {
+    console.log("| with REDIS_URL | redis-server not installed |");
+  }
+}
+
+/** Event Timing reports nothing under 16 ms. */
+const eventTiming = (ms: number) => (ms < 16 ? "< 16" : fmt(ms));
+
+async function printTap(origin: string) {
+  const taps: FirstTap[] = [];
+  for (let run = 0; run < TAPS; run++) taps.push(await firstTap(origin));
+  const sorted = (key: keyof FirstTap) => taps.map((tap) => tap[key]).sort((a, b) => a - b);
+  const row = (key: keyof FirstTap) => {
+    const figures = sorted(key);
+    return `${eventTiming(figures[0]!)} / ${eventTiming(percentile(figures, 50))} / ${eventTiming(figures.at(-1)!)}`;
+  };
+  console.log(`\nFirst tap on the e-mail field, 390×844 touch, CPU 4× slower, ${TAPS} runs: min / median / max ms`);
+  console.log("| from the tap to | ms |");
+  console.log("|---|---:|");
+  console.log(`| the paint after it (its click's) | ${row("tapToPaint")} |`);
+  console.log(
+    `| the slowest keystroke's paint, typing on at once (the keystroke's own wait) | ${row("worstKeyToPaint")} |`,
+  );
+  console.log(`| the enhanced form on screen (input ready) | ${row("tapToReady")} |`);
+}
+
+async function main() {
+  if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+  const dir = mkdtempSync(join(tmpdir(), "bench-"));
+  chmodSync(dir, 0o755); // nginx's workers run unprivileged and must read the page
+  const rig = await startSignupRig();
+  const { origin } = rig.app;
+  try {
+    const response = await fetch(`${origin}/`, { headers: { "accept-encoding": "identity" } });
+    const html = new Uint8Array(await response.arrayBuffer());
+    if (chosen.has("levels")) printLevels(html);
+    if (chosen.has("render")) await printRender(origin);
+    if (chosen.has("get")) await printGet(origin, html, dir);
+    if (chosen.has("signup")) await printSignup(rig);
+    if (chosen.has("tap")) await printTap(origin);
   } finally {
     await rig.stop();
     for (const child of children) child.kill("SIGTERM");

@@ -1,10 +1,19 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import Negotiator from "negotiator";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { documentCsp, setSecurityHeaders } from "~/server/security-headers.server";
 import { SHARED_RENDER_MS } from "./shared-render.server";
 
 type Encoding = "br" | "gzip" | "identity";
+
+/**
+ * Chosen by measurement on this page (docs/performance.md, "Compression levels"): past these,
+ * a fresh render pays milliseconds (brotli 9: 16 ms) for tens of bytes, while all of them fit
+ * the first TCP round trip.
+ */
+const BROTLI_QUALITY = 5;
+const GZIP_LEVEL = 6;
 
 type RenderedPage = { bodies: Record<Encoding, Uint8Array<ArrayBuffer>>; etag: string; csp: string };
 
@@ -69,11 +78,11 @@ function htmlHeaders(base: Headers, cacheControl: string): Headers {
 function renderPage(document: DocumentRequest): RenderedPage {
   const html = `<!DOCTYPE html>${document.render()}`;
   const identity = new TextEncoder().encode(html);
-  const brotli = { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.byteLength };
+  const brotli = { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.byteLength };
   return {
     bodies: {
       identity,
-      gzip: new Uint8Array(gzipSync(identity, { level: 9 })),
+      gzip: new Uint8Array(gzipSync(identity, { level: GZIP_LEVEL })),
       br: new Uint8Array(brotliCompressSync(identity, { params: brotli })),
     },
     etag: `W/"${createHash("sha1").update(identity).digest("base64url")}"`,
@@ -81,15 +90,10 @@ function renderPage(document: DocumentRequest): RenderedPage {
   };
 }
 
-/** br over gzip over nothing, honouring q=0. */
+/** br over gzip over nothing, whatever the q order, honouring q=0; `*` gets gzip: br only to a client that names it. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding {
-  const accepted = new Set<string>();
-  for (const part of (acceptEncoding ?? "").toLowerCase().split(",")) {
-    const [name, ...params] = part.split(";").map((piece) => piece.trim());
-    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
-    if (name && !refused) accepted.add(name);
-  }
-  if (accepted.has("br")) return "br";
-  if (accepted.has("gzip") || accepted.has("*")) return "gzip";
+  const named = new Negotiator({ headers: { "accept-encoding": acceptEncoding?.toLowerCase() } }).encodings();
+  if (named.includes("br")) return "br";
+  if (named.includes("gzip") || named.includes("*")) return "gzip";
   return "identity";
 }

@@ -98,10 +98,13 @@ async function main(): Promise<void> {
   });
 
   await check(
-    "through nginx: the page, and a sign-up answered 'Cadastro realizado!' reaches the webhook signed",
+    "through nginx: the page (again at once: from nginx's cache), and a sign-up answered 'Cadastro realizado!' reaches the webhook signed",
     async () => {
       const page = await fetch(`${origin}/`);
       assert(page.status === 200 && (await page.text()).includes("previdência"), `/ answered ${page.status}`);
+      const again = await fetch(`${origin}/`);
+      const cacheStatus = again.headers.get("x-cache-status");
+      assert(again.status === 200 && cacheStatus === "HIT", `/ again answered ${again.status} ${cacheStatus}`);
       const { status, result } = await signUp(origin, {
         ...visitorFields(SECRET),
         email: "compose@exemplo.com.br",

@@ -4,7 +4,7 @@
  * (scripts/ensure-test-tools.ts).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,11 +98,13 @@ export const DEPLOY_NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf"
 /**
  * nginx as the load balancer in front of `upstreams` (origins), with the very
  * configuration compose.yaml ships (deploy/nginx.conf): only its upstream
- * servers, its port and its working paths are replaced.
+ * servers, its port and its working paths (temporary files, the page cache)
+ * are replaced.
  */
 export async function startNginxBalancer(upstreams: string[]): Promise<RunningNginx> {
   const nginx = requireProgram("nginx", "nginx");
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
+  chmodSync(dir, 0o755); // run as root, nginx's workers are unprivileged and write the page cache here
   mkdirSync(join(dir, "tmp"));
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
@@ -115,8 +117,10 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   const config = shipped
     .replace(/^(\s*server \S+:3000 .*\n)+/m, `${servers}\n`)
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
-    .replace(/^http \{$/m, `http {\n  ${temp}`);
-  if (config.includes(":3000 ") || !config.includes(String(port))) throw new Error("deploy/nginx.conf changed shape");
+    .replace(/^http \{$/m, `http {\n  ${temp}`)
+    .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`);
+  if (config.includes(":3000 ") || !config.includes(String(port)) || !config.includes(`${dir}/page-cache`))
+    throw new Error("deploy/nginx.conf changed shape");
   writeFileSync(join(dir, "nginx.conf"), config);
   const child = spawn(
     nginx,

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunningApp } from "../harness/app-server";
+import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
+import { postSignup } from "../harness/signup-client";
+import { builtServerSuite } from "./suite";
+
+/**
+ * The shipped balancer (deploy/nginx.conf) answers the landing page from a
+ * one-second cache, so a launch spike costs the apps a render a second; what
+ * is per visitor or live never comes from it. What reached the app is read
+ * from its own access log (remix-serve prints `GET /?a 200 …` per request).
+ */
+
+const METRICS_TOKEN = "balancer-metrics-token-0123456789";
+const { start, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl, METRICS_TOKEN }));
+
+const balancers: RunningNginx[] = [];
+afterEach(async () => {
+  await Promise.all(balancers.splice(0).map((balancer) => balancer.stop()));
+});
+
+type Deployment = { app: RunningApp; origin: string; startedLogging: number };
+
+async function appBehindBalancer(): Promise<Deployment> {
+  const app = await start({ TRUST_PROXY: "1" });
+  const balancer = await startNginxBalancer([app.origin]);
+  balancers.push(balancer);
+  return { app, origin: balancer.origin, startedLogging: app.output().length };
+}
+
+/** The requests the app logged since it stood behind the balancer, once one sent after them all shows up. */
+async function requestsReceived({ app, origin, startedLogging }: Deployment): Promise<string[]> {
+  const marker = `/healthz?marker=${randomUUID()}`;
+  expect((await fetch(origin + marker)).status).toBe(200);
+  await app.printed(new RegExp(`^GET ${marker.replace("?", "\\?")} `, "m"));
+  return app
+    .output()
+    .slice(startedLogging)
+    .split("\n")
+    .map((line) => /^(?:GET|HEAD|POST) \S+/.exec(line)?.[0])
+    .filter((line): line is string => line !== undefined && !line.includes("marker="));
+}
+
+/** The page's renders the app was asked for: GET / with any query but a data request. */
+const pageRequests = (lines: string[]) =>
+  lines.filter((line) => /^GET \/(\?|$)/.test(line) && !line.includes("_data="));
+
+/** What visitors of a campaign link ask for: click ids and utm_* tags, each visitor's own. */
+const campaignLink = (index: number) =>
+  ["/", `/?utm_source=tv&utm_content=${index}`, `/?fbclid=IwAR${index}`, `/?gclid=Cj0K${index}&utm_medium=cpc`][
+    index % 4
+  ]!;
+/** Browsers' spellings of "brotli or gzip": one entry serves them all. */
+const BROTLI_SPELLINGS = ["gzip, deflate, br", "gzip, deflate, br, zstd", "br, gzip"];
+
+describe("the balancer's page cache", () => {
+  it("200 visitors of / at once, from campaign links and browsers of every kind, cost the app a render a second", async () => {
+    const deployment = await appBehindBalancer();
+    const { origin } = deployment;
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, async (_, index) => {
+        const response = await fetch(origin + campaignLink(index), {
+          headers: { "accept-encoding": BROTLI_SPELLINGS[index % BROTLI_SPELLINGS.length]! },
+        });
+        await response.arrayBuffer();
+        return { status: response.status, encoding: response.headers.get("content-encoding") };
+      }),
+    );
+    const secondsSpanned = Math.ceil((Date.now() - started) / 1000);
+    expect(answers.every((answer) => answer.status === 200 && answer.encoding === "br")).toBe(true);
+    // One render for the first entry, then at most one per second the burst lasted.
+    expect(pageRequests(await requestsReceived(deployment)).length).toBeLessThanOrEqual(1 + secondsSpanned);
+  });
+
+  it("keeps one entry per encoding, which every spelling of it shares, in the encoding it names", async () => {
+    const { origin } = await appBehindBalancer();
+    const answers: Array<[string, string | null, string | null]> = [];
+    for (const acceptEncoding of ["gzip, deflate, br", "gzip", "identity", "br, gzip", "*", "br;q=0, gzip"]) {
+      const response = await fetch(`${origin}/`, { headers: { "accept-encoding": acceptEncoding } });
+      expect(response.headers.get("vary")).toBe("Accept-Encoding");
+      answers.push([acceptEncoding, response.headers.get("content-encoding"), response.headers.get("x-cache-status")]);
+    }
+    expect(answers).toEqual([
+      ["gzip, deflate, br", "br", "MISS"],
+      ["gzip", "gzip", "MISS"],
+      ["identity", null, "MISS"],
+      ["br, gzip", "br", "HIT"],
+      ["*", "gzip", "HIT"],
+      // Refuses brotli: the app negotiates it, and nothing is stored or served from the cache.
+      ["br;q=0, gzip", "gzip", "BYPASS"],
+    ]);
+  });
+
+  it("never answers a form result, a data request or a probe from the cache", async () => {
+    const deployment = await appBehindBalancer();
+    const { origin } = deployment;
+    expect((await fetch(`${origin}/`)).status).toBe(200); // the page is in the cache from now on
+    const sent = [
+      () => postSignup(origin, { ...visitor(), email: "ana@exemplo.com.br" }),
+      () => fetch(`${origin}/?_data=routes%2F_index`),
+      () => fetch(`${origin}/healthz`),
+      () => fetch(`${origin}/readyz`),
+    ];
+    for (const send of [...sent, ...sent]) {
+      const response = await send();
+      expect(response.headers.get("x-cache-status") ?? "not cached").toMatch(/^(BYPASS|not cached)$/);
+    }
+    const received = await requestsReceived(deployment);
+    for (const line of ["POST /?index", "GET /?_data=routes%2F_index", "GET /healthz", "GET /readyz"]) {
+      expect([line, received.filter((request) => request === line).length]).toEqual([line, 2]);
+    }
+  });
+
+  it("never answers /metrics from the cache: a sign-up shows in the very next scrape", async () => {
+    const { origin } = await appBehindBalancer();
+    const scrape = async () => {
+      const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(response.status).toBe(200);
+      return /^signups_total\{[^}]*\} (\d+)$/m.exec(await response.text())?.[1] ?? "0";
+    };
+    expect(await scrape()).toBe("0");
+    await postSignup(origin, { ...visitor(), email: "bia@exemplo.com.br" });
+    expect(await scrape()).toBe("1");
+  });
+});
