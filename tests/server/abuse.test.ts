@@ -295,7 +295,7 @@ describe("tracking parameters cost nothing", () => {
       etags.add(response.headers.get("etag")!);
       const html = await response.text();
       expect(html).not.toMatch(/fbclid|gclid|utm_/);
-      expect(html).toContain('action="/?index"');
+      expect(html).toContain('action="/?index#signup-form"');
     }
     // One render shared by all five (two if the one-second render expired in between).
     expect(etags.size).toBeLessThanOrEqual(2);
