@@ -57,13 +57,13 @@ class Visit {
   deadline = 0;
 }
 
-/** The steps, in order (README, "How a sign-up works"; decisions 006 and 015), each request ending in one outcome. */
+/** The steps, in order (docs/signup.md; decision 015), each request ending in one outcome. */
 export class Signup {
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
   private readonly questions: FallbackQuestions;
   private readonly replays: ReplayGuard<SignupOutcome>;
-  /** The ledger again, keyed by the address alone and remembered for a day. */
+  /** The ledger again, keyed by the address alone and remembered for EMAIL_RELAY_INTERVAL_MS. */
   private readonly emails: ReplayGuard<SignupOutcome>;
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
