@@ -180,7 +180,7 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    // The budgets once the proof holds, and before the day's ledger, so an address already listed spends and is
+    // The budgets once the proof holds, and before the per-address ledger, so an address already listed spends and is
     // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
     const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate.proof));
     if (refusal) return { code: refusal };
