@@ -1,6 +1,6 @@
 import { ReplyError, type Redis } from "ioredis";
 
-/** /readyz and the sign-ups read Redis's settings at most this often: a flood costs one CONFIG round a second. */
+/** /readyz and the sign-ups read Redis's settings at most this often, so a flood costs few CONFIG rounds (docs/signup.md, "Limits"). */
 const RECHECK_MS = 1_000;
 /** CONFIG GET is rare and not on a visitor's path: it may wait longer than the shared state's commands. */
 const CHECK_TIMEOUT_MS = 2_000;

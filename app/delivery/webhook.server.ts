@@ -35,7 +35,7 @@ export function isRetryable(answer: FailedAnswer): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
-/** The five fields with the headers of the README's "How a sign-up works"; fetch refuses a URL holding credentials. */
+/** The five fields with the headers of docs/delivery.md, "What the webhook receives"; fetch refuses a URL holding credentials. */
 export class WebhookClient {
   private readonly target: string;
   private readonly authorization: string;

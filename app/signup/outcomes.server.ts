@@ -32,7 +32,7 @@ export type PlainCode = Exclude<keyof typeof ANSWERS, "store-unavailable" | "web
 
 /** Everything a sign-up can end in; this module alone turns it into an HTTP status and a pt-BR notice. */
 export type SignupOutcome =
-  /** `known-email` (relayed in the last day) reads like a first relay, so nobody learns who is listed. */
+  /** `known-email` (relayed within its window, docs/signup.md "Limits") reads like a first relay, so nobody learns who is listed. */
   | { code: "relayed" | "queued" | "replay" | "known-email" }
   /** Answered as if it succeeded, so it learns nothing. */
   | { code: "bot"; detail: string }

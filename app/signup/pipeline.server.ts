@@ -57,13 +57,13 @@ class Visit {
   deadline = 0;
 }
 
-/** The steps, in order (README, "How a sign-up works"; decisions 006 and 015), each request ending in one outcome. */
+/** The steps, in order (docs/signup.md; decision 015), each request ending in one outcome. */
 export class Signup {
   private readonly botTrap: BotTrap;
   private readonly captcha: CaptchaVerifier | null;
   private readonly questions: FallbackQuestions;
   private readonly replays: ReplayGuard<SignupOutcome>;
-  /** The ledger again, keyed by the address alone and remembered for a day. */
+  /** The ledger again, keyed by the address alone and remembered for EMAIL_RELAY_INTERVAL_MS. */
   private readonly emails: ReplayGuard<SignupOutcome>;
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
@@ -180,7 +180,7 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    // The budgets once the proof holds, and before the day's ledger, so an address already listed spends and is
+    // The budgets once the proof holds, and before the per-address ledger, so an address already listed spends and is
     // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
     const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate.proof));
     if (refusal) return { code: refusal };

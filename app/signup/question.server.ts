@@ -6,7 +6,7 @@ import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
 export const QUESTION_TTL_MS = 10 * 60 * 1000;
 /** A rendered page and its question are shared by the visitors of one second: a handful, never a bot's supply. */
 const ANSWERS_PER_QUESTION = 3;
-/** A script solves the question in a line: however many it solves, this is all it gets through (decision 006). */
+/** A script solves the question in a line: however many it solves, this is all it gets through (decision 015). */
 export const QUESTION_RELAYS_PER_MINUTE = 10;
 
 export const questionRelayBudget = (state: SharedState) =>
