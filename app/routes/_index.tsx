@@ -1,5 +1,5 @@
 import { json, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData, type ShouldRevalidateFunction } from "@remix-run/react";
+import { useLoaderData, type ClientActionFunctionArgs, type ShouldRevalidateFunction } from "@remix-run/react";
 import { FeatureGrid } from "~/components/feature-grid";
 import { Hero } from "~/components/hero";
 import { HowItWorks } from "~/components/how-it-works";
@@ -9,6 +9,7 @@ import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
 import { settings, signup } from "~/server/services.server";
+import { FIELD, type SignupResult } from "~/signup/result";
 
 /**
  * The landing page may be rendered once and shared for a moment (see page/shared-render.server.ts); its scripts wait
@@ -27,6 +28,26 @@ export function loader() {
 export async function action({ request }: ActionFunctionArgs) {
   const { status, result } = await signup.handle(request);
   return json(result, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/**
+ * With JavaScript, an answer the app did not write (the balancer's 429 past its burst, its 502 when an instance is
+ * gone) is thrown by Remix, and the root's error page would replace the form and what the visitor typed: it becomes
+ * the form's failure notice instead, the e-mail kept. The captcha token may have reached the app: a new one is asked.
+ */
+export async function clientAction({ request, serverAction }: ClientActionFunctionArgs): Promise<SignupResult> {
+  const typed = (await request.clone().formData()).get(FIELD.email);
+  try {
+    return await serverAction<typeof action>();
+  } catch {
+    const { failureTitle, failureFallback } = content.messages;
+    return {
+      ok: false,
+      notice: { title: failureTitle, description: failureFallback },
+      email: typeof typed === "string" ? typed : "",
+      resetCaptcha: true,
+    };
+  }
 }
 
 /** A form result carries everything the form needs; reloading the page data would only cost a request. */

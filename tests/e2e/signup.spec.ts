@@ -117,6 +117,35 @@ test.describe("with JavaScript and hCaptcha", () => {
     await expect(form.email).toHaveValue(email);
   });
 
+  // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
+  // Remix throws, and the root's error page replaced the form and the e-mail ('Algo deu errado — Erro 500').
+  for (const [status, title] of [
+    [429, "Too Many Requests"],
+    [502, "Bad Gateway"],
+  ] as const) {
+    test(`the balancer's own ${status} page is a notice beside the form, the e-mail kept`, async ({
+      page,
+      standIn,
+    }) => {
+      await page.route("/?index*", (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({
+              status,
+              contentType: "text/html",
+              body: `<html>\r\n<head><title>${status} ${title}</title></head>\r\n<body>\r\n<center><h1>${status} ${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+            })
+          : route.fallback(),
+      );
+      const form = signupForm(page);
+      const email = uniqueEmail(`balanceador-${status}`);
+      await form.send(email);
+      await expect(page.getByText("Falha ao enviar")).toBeVisible();
+      await expect(page.getByText(FALLBACK)).toBeVisible();
+      await expect(form.email).toHaveValue(email);
+      expect((await standIn.received()).webhook).toHaveLength(0);
+    });
+  }
+
   test("a captcha rejected by siteverify asks for a new one and relays nothing", async ({ page, standIn }) => {
     await standIn.setSiteverify({ success: false });
     const form = signupForm(page);
