@@ -1,5 +1,6 @@
 import { json, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData, type ClientActionFunctionArgs, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Suspense } from "react";
 import { FeatureGrid } from "~/components/feature-grid";
 import { Hero } from "~/components/hero";
 import { HowItWorks } from "~/components/how-it-works";
@@ -87,18 +88,35 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   ];
 };
 
+/**
+ * The page boots as the visitor reaches the form, often with a finger already on it. Each section around the form is
+ * its own `<Suspense>` boundary so that React hydrates it apart (selective hydration): the document's shell and the
+ * form first, the sections after, a few milliseconds at a time between the visitor's keystrokes. Without them, the
+ * first key pressed during hydration made React hydrate the whole page at once before answering it (0.3 s at 4× CPU
+ * slowdown). Nothing in them suspends: the server renders them in full, marked by a comment before and after.
+ */
 export default function LandingPage() {
   const { captchaSiteKey, botTrap, question } = useLoaderData<typeof loader>();
   return (
     <>
-      <SiteHeader />
+      <Suspense>
+        <SiteHeader />
+      </Suspense>
       <main>
-        <Hero />
-        <FeatureGrid />
-        <HowItWorks />
+        <Suspense>
+          <Hero />
+        </Suspense>
+        <Suspense>
+          <FeatureGrid />
+        </Suspense>
+        <Suspense>
+          <HowItWorks />
+        </Suspense>
         <SignupSection captchaSiteKey={captchaSiteKey} botTrap={botTrap} question={question} />
       </main>
-      <SiteFooter />
+      <Suspense>
+        <SiteFooter />
+      </Suspense>
     </>
   );
 }
