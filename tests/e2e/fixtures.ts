@@ -64,9 +64,15 @@ export const signupForm = (page: Page) => {
   };
 };
 
-/** Opens the page with the (fake) hCaptcha and brings the form into view, as a visitor scrolling to it does. */
-export async function openNearForm(page: Page): Promise<ReturnType<typeof signupForm>> {
-  await fakeHcaptcha(page);
+/**
+ * Opens the page with the (fake) hCaptcha, or with hCaptcha as `routeHcaptcha`
+ * routes it, and brings the form into view, as a visitor scrolling to it does.
+ */
+export async function openNearForm(
+  page: Page,
+  routeHcaptcha: (page: Page) => Promise<void> = fakeHcaptcha,
+): Promise<ReturnType<typeof signupForm>> {
+  await routeHcaptcha(page);
   await page.goto("/");
   const form = signupForm(page);
   await form.email.scrollIntoViewIfNeeded();

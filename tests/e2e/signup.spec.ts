@@ -5,15 +5,7 @@ import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import {
-  afterMinimumTime,
-  expect,
-  expectSignedUpOnce,
-  openNearForm,
-  signupForm,
-  test,
-  uniqueEmail,
-} from "./fixtures";
+import { afterMinimumTime, expect, expectSignedUpOnce, openNearForm, signupForm, test, uniqueEmail } from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
@@ -280,10 +272,7 @@ test.describe("hCaptcha", () => {
   });
 
   test("when its script cannot load, the fallback question signs the visitor up", async ({ page, standIn }) => {
-    await blockHcaptcha(page);
-    await page.goto("/");
-    const form = signupForm(page);
-    await form.email.scrollIntoViewIfNeeded();
+    const form = await openNearForm(page, blockHcaptcha);
     const question = page.getByText(/^Quanto é \S+ (mais|menos) \S+\?$/);
     // The loader tries three times, a second apart, before giving up.
     await expect(question).toBeVisible({ timeout: 10_000 });
