@@ -1,5 +1,15 @@
+import type { Page } from "@playwright/test";
 import { fakeHcaptcha } from "./support/fake-hcaptcha";
-import { expect, signupForm, test, uniqueEmail, waitForHydration } from "./fixtures";
+import { expect, openNearForm, signupForm, test, uniqueEmail, waitForHydration } from "./fixtures";
+
+/** Every violation of the policy the page meets, as a console error starting "CSP violation". */
+async function logViolations(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+}
 
 test("loading the page, the captcha and a toast breaks no rule of the content security policy", async ({ page }) => {
   const problems: string[] = [];
@@ -8,15 +18,8 @@ test("loading the page, the captcha and a toast breaks no rule of the content se
       problems.push(message.text());
   });
   page.on("pageerror", (error) => problems.push(error.message));
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
-    });
-  });
-  await fakeHcaptcha(page);
-  await page.goto("/");
-  const form = signupForm(page);
-  await form.email.scrollIntoViewIfNeeded();
+  await logViolations(page);
+  const form = await openNearForm(page);
   await form.email.fill(uniqueEmail("csp"));
   await form.captcha.click();
   await form.press();
@@ -26,11 +29,7 @@ test("loading the page, the captcha and a toast breaks no rule of the content se
 
 test("the policy allows no inline script but the page's own, by hash, and the boot runs under it", async ({ page }) => {
   const violations: string[] = [];
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
-    });
-  });
+  await logViolations(page);
   page.on("console", (message) => {
     if (message.text().startsWith("CSP violation")) violations.push(message.text());
   });

@@ -1,5 +1,6 @@
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Page, type TestInfo } from "@playwright/test";
 import { StandInClient } from "../harness/stand-in";
+import { fakeHcaptcha } from "./support/fake-hcaptcha";
 import { STAND_IN_ORIGIN } from "./support/ports";
 
 export { expect };
@@ -62,6 +63,39 @@ export const signupForm = (page: Page) => {
     },
   };
 };
+
+/**
+ * Opens the page with the (fake) hCaptcha, or with hCaptcha as `routeHcaptcha`
+ * routes it, and brings the form into view, as a visitor scrolling to it does.
+ */
+export async function openNearForm(
+  page: Page,
+  routeHcaptcha: (page: Page) => Promise<void> = fakeHcaptcha,
+): Promise<ReturnType<typeof signupForm>> {
+  await routeHcaptcha(page);
+  await page.goto("/");
+  const form = signupForm(page);
+  await form.email.scrollIntoViewIfNeeded();
+  return form;
+}
+
+/** 'Cadastro realizado!' on screen, and the webhook got one body, holding `fields`. */
+export async function expectSignedUpOnce(
+  page: Page,
+  standIn: StandInClient,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+  const { webhook } = await standIn.received();
+  expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining(fields)]);
+}
+
+/** What the visitor sees, kept with the test's results. */
+export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
 
 /**
  * Resolves once the page is hydrated, told by what a visitor sees: the server

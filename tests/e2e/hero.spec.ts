@@ -1,6 +1,6 @@
-import type { Page, TestInfo } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { blockHcaptcha } from "./support/fake-hcaptcha";
-import { expect, hydrate, test } from "./fixtures";
+import { expect, hydrate, keepScreenshot, test } from "./fixtures";
 
 /** Small and common phones, a tablet, a laptop. */
 const SCREENS = [
@@ -13,13 +13,6 @@ const SCREENS = [
 
 const picture = (page: Page) => page.locator("#product-preview svg");
 const callToAction = (page: Page) => page.getByRole("link", { name: "Seja o primeiro a saber!" });
-
-/** The first screen as a visitor sees it, kept with the test's results. */
-async function keepScreenshot(page: Page, testInfo: TestInfo, name: string) {
-  const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path });
-  await testInfo.attach(name, { path, contentType: "image/png" });
-}
 
 /** Every layout shift since the navigation started, as the browser recorded them (CLS's inputs). */
 function layoutShiftTotal(page: Page): Promise<number> {

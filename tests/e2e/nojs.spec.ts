@@ -1,13 +1,29 @@
+import type { Page } from "@playwright/test";
 import { solveQuestion } from "../harness/question-solver";
-import { expect, signupForm, test, uniqueEmail } from "./fixtures";
+import { expect, keepScreenshot, signupForm, test, uniqueEmail } from "./fixtures";
 
 test.use({ javaScriptEnabled: false });
 
 const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
 
-async function answerQuestion(page: import("@playwright/test").Page, offset = 0) {
+async function answerQuestion(page: Page, offset = 0) {
   const question = (await page.getByText(QUESTION).textContent())!;
   await page.getByLabel(QUESTION).fill(String(solveQuestion(question) + offset));
+}
+
+/** Types `email`, answers the question (`offset` off the right answer) and presses 'Cadastrar'. */
+async function sendWithAnswer(page: Page, email: string, offset = 0) {
+  const form = signupForm(page);
+  await form.email.fill(email);
+  await answerQuestion(page, offset);
+  await form.press();
+}
+
+/** The answer's title and text in the page's alert, and what the visitor typed still in the field. */
+async function expectRefusedInPlace(page: Page, title: string, text: string, email: string) {
+  await expect(page.getByRole("alert")).toContainText(title);
+  await expect(page.getByRole("alert")).toContainText(text);
+  await expect(signupForm(page).email).toHaveValue(email);
 }
 
 test("a visitor without JavaScript answers the question and is signed up once, even after a refresh", async ({
@@ -17,9 +33,7 @@ test("a visitor without JavaScript answers the question and is signed up once, e
   await page.goto("/");
   const form = signupForm(page);
   const email = uniqueEmail("sem-js");
-  await form.email.fill(email);
-  await answerQuestion(page);
-  await form.press();
+  await sendWithAnswer(page, email);
 
   const status = page.getByRole("status");
   await expect(status).toContainText("Cadastro realizado!");
@@ -42,9 +56,7 @@ test("a wrong answer explains itself, keeps the e-mail and asks a new question",
   const email = uniqueEmail("errou");
   const firstQuestion = await page.getByText(QUESTION).textContent();
   const firstToken = await page.locator('input[name="challengeToken"]').inputValue();
-  await form.email.fill(email);
-  await answerQuestion(page, 1);
-  await form.press();
+  await sendWithAnswer(page, email, 1);
 
   const alert = page.getByRole("alert");
   await expect(alert).toContainText("Resposta incorreta");
@@ -61,13 +73,8 @@ test("a wrong answer explains itself, keeps the e-mail and asks a new question",
 
 test("an invalid e-mail is refused in place and kept", async ({ page, standIn }) => {
   await page.goto("/");
-  const form = signupForm(page);
-  await form.email.fill("ana@exemplo");
-  await answerQuestion(page);
-  await form.press();
-  await expect(page.getByRole("alert")).toContainText("E-mail inválido");
-  await expect(page.getByRole("alert")).toContainText("Por favor, informe um e-mail válido.");
-  await expect(form.email).toHaveValue("ana@exemplo");
+  await sendWithAnswer(page, "ana@exemplo");
+  await expectRefusedInPlace(page, "E-mail inválido", "Por favor, informe um e-mail válido.", "ana@exemplo");
   expect((await standIn.received()).webhook).toHaveLength(0);
 });
 
@@ -80,25 +87,21 @@ test("leaving the question blank asks for the answer, not for a captcha that is 
   const email = uniqueEmail("em-branco");
   await form.email.fill(email);
   await form.press();
-  await expect(page.getByRole("alert")).toContainText("Valide o captcha");
-  await expect(page.getByRole("alert")).toContainText(
+  await expectRefusedInPlace(
+    page,
+    "Valide o captcha",
     "Responda à pergunta de verificação acima para concluir o cadastro.",
+    email,
   );
-  await expect(form.email).toHaveValue(email);
   expect((await standIn.received()).webhook).toHaveLength(0);
 });
 
 test("a webhook failure is shown in place and the e-mail is kept", async ({ page, standIn }) => {
   await standIn.setWebhook({ status: 503, text: "manutenção" });
   await page.goto("/");
-  const form = signupForm(page);
   const email = uniqueEmail("sem-js-falha");
-  await form.email.fill(email);
-  await answerQuestion(page);
-  await form.press();
-  await expect(page.getByRole("alert")).toContainText("Falha ao enviar");
-  await expect(page.getByRole("alert")).toContainText("Webhook retornou 503 Service Unavailable: manutenção");
-  await expect(form.email).toHaveValue(email);
+  await sendWithAnswer(page, email);
+  await expectRefusedInPlace(page, "Falha ao enviar", "Webhook retornou 503 Service Unavailable: manutenção", email);
 });
 
 const TITLE = "Prevly — sua previdência privada em um só app";
@@ -113,11 +116,7 @@ for (const screen of [
     page,
     standIn,
   }, testInfo) => {
-    const shot = async (name: string) => {
-      const path = testInfo.outputPath(`${name}-${screen.width}.png`);
-      await page.screenshot({ path });
-      await testInfo.attach(name, { path, contentType: "image/png" });
-    };
+    const shot = (name: string) => keepScreenshot(page, testInfo, `${name}-${screen.width}`);
     await page.setViewportSize(screen);
     await page.goto("/");
     const form = signupForm(page);

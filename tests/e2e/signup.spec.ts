@@ -4,18 +4,24 @@ import { SignedTokens } from "~/signup/signed-tokens.server";
 import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
 import AxeBuilder from "@axe-core/playwright";
-import { afterMinimumTime, expect, signupForm, test, uniqueEmail } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { afterMinimumTime, expect, expectSignedUpOnce, openNearForm, signupForm, test, uniqueEmail } from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
 const QUESTION_INSTEAD = "Não consegue resolver o captcha? Responda a uma pergunta";
 
+/** The toast's title and text on screen, and what the visitor typed still in the field. */
+async function expectToastKeepingEmail(page: Page, title: string, text: string, email: string) {
+  await expect(page.getByText(title)).toBeVisible();
+  await expect(page.getByText(text)).toBeVisible();
+  await expect(signupForm(page).email).toHaveValue(email);
+}
+
 test.describe("with JavaScript and hCaptcha", () => {
   test.beforeEach(async ({ page }) => {
-    await fakeHcaptcha(page);
-    await page.goto("/");
-    await signupForm(page).email.scrollIntoViewIfNeeded();
+    await openNearForm(page);
   });
 
   test("a visitor signs up: the webhook gets the exact body once and the form starts over", async ({
@@ -58,9 +64,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     test(`"${invalid}" is refused with 'E-mail inválido' and kept in the field`, async ({ page, standIn }) => {
       const form = signupForm(page);
       await form.send(invalid);
-      await expect(page.getByText("E-mail inválido")).toBeVisible();
-      await expect(page.getByText("Por favor, informe um e-mail válido.")).toBeVisible();
-      await expect(form.email).toHaveValue(invalid);
+      await expectToastKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", invalid);
       // The token was not spent: the visitor only fixes the address.
       await expect(form.submit).toBeEnabled();
       expect((await standIn.received()).webhook).toHaveLength(0);
@@ -98,9 +102,12 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("falha");
     await form.send(email);
-    await expect(page.getByText("Falha ao enviar")).toBeVisible();
-    await expect(page.getByText("Webhook retornou 500 Internal Server Error: workflow exploded")).toBeVisible();
-    await expect(form.email).toHaveValue(email);
+    await expectToastKeepingEmail(
+      page,
+      "Falha ao enviar",
+      "Webhook retornou 500 Internal Server Error: workflow exploded",
+      email,
+    );
     // The token went out with the relay: a new one is needed.
     await expect(form.submit).toBeDisabled();
     await expect(form.captcha).toHaveAttribute("data-resets", "1");
@@ -112,9 +119,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("queda");
     await form.send(email);
-    await expect(page.getByText("Falha ao enviar")).toBeVisible();
-    await expect(page.getByText(FALLBACK)).toBeVisible();
-    await expect(form.email).toHaveValue(email);
+    await expectToastKeepingEmail(page, "Falha ao enviar", FALLBACK, email);
   });
 
   // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
@@ -151,9 +156,12 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("robo");
     await form.send(email);
-    await expect(page.getByText("Valide o captcha")).toBeVisible();
-    await expect(page.getByText("Confirme que você não é um robô resolvendo o captcha.")).toBeVisible();
-    await expect(form.email).toHaveValue(email);
+    await expectToastKeepingEmail(
+      page,
+      "Valide o captcha",
+      "Confirme que você não é um robô resolvendo o captcha.",
+      email,
+    );
     await expect(form.captcha).toHaveAttribute("data-resets", "1");
     const received = await standIn.received();
     expect(received.webhook).toHaveLength(0);
@@ -185,9 +193,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     expect((await standIn.received()).webhook).toHaveLength(0);
 
     await form.press();
-    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
-    const { webhook } = await standIn.received();
-    expect(webhook.map((hit) => (hit.body as { email: string }).email)).toEqual([email]);
+    await expectSignedUpOnce(page, standIn, { email });
   });
 
   test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({
@@ -196,9 +202,7 @@ test.describe("with JavaScript and hCaptcha", () => {
   }) => {
     await standIn.setWebhook({ status: 200, delayMs: 800 });
     const form = signupForm(page);
-    await form.email.fill(uniqueEmail("lento"));
-    await form.captcha.click();
-    await form.press();
+    await form.send(uniqueEmail("lento"));
     const busy = page.getByRole("button", { name: "Enviando…" });
     await expect(busy).toBeDisabled();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
@@ -208,13 +212,11 @@ test.describe("with JavaScript and hCaptcha", () => {
 
 test.describe("the question instead of the captcha, with JavaScript", () => {
   test.beforeEach(async ({ page }) => {
-    await fakeHcaptcha(page);
-    await page.goto("/");
-    await signupForm(page).email.scrollIntoViewIfNeeded();
-    await expect(signupForm(page).captcha).toBeVisible();
+    const form = await openNearForm(page);
+    await expect(form.captcha).toBeVisible();
   });
 
-  const solved = async (page: import("@playwright/test").Page, offset = 0) =>
+  const solved = async (page: Page, offset = 0) =>
     String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset);
 
   test("a keyboard user finds it under the captcha, answers, and is signed up exactly once", async ({
@@ -241,10 +243,8 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
     await afterMinimumTime(page);
     await page.keyboard.press("Enter");
 
-    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+    await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
     await expect(page.getByText(SUCCESS)).toBeVisible();
-    const { webhook } = await standIn.received();
-    expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email, hcaptchaToken: "" })]);
     await expect(form.email).toHaveValue("");
     await expect(answer).toHaveValue("");
   });
@@ -262,9 +262,7 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
     await page.getByLabel(QUESTION).fill(await solved(page, 1));
     await form.press();
 
-    await expect(page.getByText("Resposta incorreta")).toBeVisible();
-    await expect(page.getByText("Confira a conta e responda à nova pergunta.")).toBeVisible();
-    await expect(form.email).toHaveValue(email);
+    await expectToastKeepingEmail(page, "Resposta incorreta", "Confira a conta e responda à nova pergunta.", email);
     await expect(token).not.toHaveValue(firstToken);
     await expect(page.getByLabel(QUESTION)).toHaveValue("");
     await expect(form.captcha).toBeHidden();
@@ -272,9 +270,7 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
 
     await page.getByLabel(QUESTION).fill(await solved(page));
     await form.press();
-    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
-    const { webhook } = await standIn.received();
-    expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email, hcaptchaToken: "" })]);
+    await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
   });
 
   test("the form breaks no axe rule with the captcha, nor once the question has taken its place", async ({ page }) => {
@@ -305,10 +301,7 @@ test.describe("hCaptcha", () => {
   });
 
   test("when its script cannot load, the fallback question signs the visitor up", async ({ page, standIn }) => {
-    await blockHcaptcha(page);
-    await page.goto("/");
-    const form = signupForm(page);
-    await form.email.scrollIntoViewIfNeeded();
+    const form = await openNearForm(page, blockHcaptcha);
     const question = page.getByText(/^Quanto é \S+ (mais|menos) \S+\?$/);
     // The loader tries three times, a second apart, before giving up.
     await expect(question).toBeVisible({ timeout: 10_000 });
@@ -316,9 +309,6 @@ test.describe("hCaptcha", () => {
     await form.email.fill(email);
     await page.getByLabel(/^Quanto é/).fill(String(solveQuestion((await question.textContent())!)));
     await form.press();
-    await expect(page.getByText("Cadastro realizado!")).toBeVisible();
-    const { webhook } = await standIn.received();
-    expect(webhook).toHaveLength(1);
-    expect(webhook[0]!.body).toMatchObject({ email, hcaptchaToken: "" });
+    await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
   });
 });

@@ -10,6 +10,11 @@ const BUILD = `${ROOT}build/index.js`;
 /** `npm start` without npm in between: remix-serve on the build, as the image runs it. */
 export const SERVE_COMMAND = [process.execPath, `${ROOT}node_modules/@remix-run/serve/dist/cli.js`, BUILD];
 
+/** The environment `npm start` runs with here: production, on loopback, on `port`. */
+export function serveEnv(port: number | string) {
+  return { PATH: process.env.PATH ?? "", NODE_ENV: "production" as const, HOST: "127.0.0.1", PORT: String(port) };
+}
+
 export type RunningApp = {
   origin: string;
   process: ChildProcess;
@@ -54,13 +59,7 @@ export async function startApp(env: Record<string, string>, options: StartOption
       : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...command];
   const child = spawn(program!, args, {
     cwd: options.cwd ?? ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      ...env,
-    },
+    env: { ...serveEnv(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -4,7 +4,7 @@ import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
 import { mapConcurrently, paced } from "../harness/wait";
-import { builtServerSuite, pressingAgain, siteverifyCallsAtMost } from "./suite";
+import { builtServerSuite, pressingAgain, siteverifyCallsAtMost, withCaptcha } from "./suite";
 
 /**
  * A bot author's attempts against the built server, each judged by what the
@@ -12,11 +12,7 @@ import { builtServerSuite, pressingAgain, siteverifyCallsAtMost } from "./suite"
  * stand-in); the fallback question is the cheap way in a bot will try.
  */
 
-const { standIn, start, visitor } = builtServerSuite((standIn) => ({
-  WEBHOOK_URL: standIn.webhookUrl,
-  HCAPTCHA_SECRET: "0xsecret",
-  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-}));
+const { standIn, start, visitor } = builtServerSuite(withCaptcha);
 
 /** What a scraper reads off the page: the question (the bot-trap fields are a visitor's who waited). */
 const scrape = (app: RunningApp) => pageTokens(app.origin);
@@ -133,6 +129,13 @@ describe("the fallback question has a small budget of its own", () => {
     }
   }
 
+  /** Spends the minute's budget: as many addresses as it allows (`{tag}0@…`, `{tag}1@…`), each relayed from its own. */
+  async function spendBudget(app: RunningApp, tag: string) {
+    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
+      expect((await relayThroughQuestion(app, `${tag}${index}@exemplo.com`, `203.0.113.${index}`)).status).toBe(200);
+    }
+  }
+
   it(`a scripted solver relays at most ${QUESTION_RELAYS_PER_MINUTE} a minute; the rest are told to wait or use the captcha, and hCaptcha visitors are unaffected`, async () => {
     const app = await start({ TRUST_PROXY: "1" });
     let tokens = await scrape(app);
@@ -166,9 +169,7 @@ describe("the fallback question has a small budget of its own", () => {
 
   it("once the budget is spent, an address already on the list is refused like a new one: the answer tells nobody who is listed", async () => {
     const app = await start({ TRUST_PROXY: "1" });
-    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
-      expect((await relayThroughQuestion(app, `lista${index}@exemplo.com`, `203.0.113.${index}`)).status).toBe(200);
-    }
+    await spendBudget(app, "lista");
     /** A question nobody answered yet (the page's may be the one lista0 was relayed with: a replay). */
     const probe = async (email: string, client: string) => {
       const tokens = await scrape(app);
@@ -184,9 +185,7 @@ describe("the fallback question has a small budget of its own", () => {
 
   it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
     const app = await start({ TRUST_PROXY: "1" });
-    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
-      expect((await relayThroughQuestion(app, `antes${index}@exemplo.com`, `203.0.113.${index}`)).status).toBe(200);
-    }
+    await spendBudget(app, "antes");
     // A question nobody answered yet: the one a refused post hands back.
     const { question } = (await answerQuestion(app, await scrape(app), "sem-arroba", { client: "203.0.113.98" }))
       .result;

@@ -6,7 +6,7 @@ import { afterMinimumTime, pageFields, pageTokens, signUp } from "../harness/sig
 import { answers, mapConcurrently, until } from "../harness/wait";
 import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite, pressingAgain, redisPerFile, siteverifyCallsAtMost } from "./suite";
+import { builtServerSuite, pressingAgain, redisPerFile, siteverifyCallsAtMost, withCaptcha } from "./suite";
 
 /**
  * Several instances of the built server sharing a real redis-server act as
@@ -18,9 +18,7 @@ import { builtServerSuite, pressingAgain, redisPerFile, siteverifyCallsAtMost } 
 const redis = redisPerFile();
 
 const { standIn, start, visitor } = builtServerSuite((standIn) => ({
-  WEBHOOK_URL: standIn.webhookUrl,
-  HCAPTCHA_SECRET: "0xsecret",
-  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+  ...withCaptcha(standIn),
   // The relay ceiling has a test of its own; here it would only slow the flows down.
   RELAY_LIMIT_PER_SECOND: "100000",
   REDIS_URL: redis().url,

@@ -6,15 +6,22 @@ import { mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freePort, SERVE_COMMAND, startApp, type RunningApp } from "../harness/app-server";
+import { freePort, SERVE_COMMAND, serveEnv, startApp, type RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
-import { afterMinimumTime, pageFields, pageTokens, postSignup, signUp as send } from "../harness/signup-client";
+import {
+  afterMinimumTime,
+  pageFields,
+  pageTokens,
+  postSignup,
+  signUp as send,
+  type SignupAnswer,
+} from "../harness/signup-client";
 import { startRedis } from "../harness/real-servers";
 import { WEBHOOK_PATH } from "../harness/stand-in";
 import { accepts, until, waitForOk } from "../harness/wait";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
-import { builtServerSuite, SUITE_SECRET } from "./suite";
+import { builtServerSuite, SUITE_SECRET, withCaptcha } from "./suite";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve,
@@ -53,6 +60,22 @@ function openUpload(app: RunningApp, length: number) {
 
 const sortedRelays = () => standIn.relayedEmails().sort();
 
+/** The visitor's answer to a relay that could not finish: 502, 'Falha ao enviar' and the fallback text. */
+function expectFallbackFailure(answer: SignupAnswer) {
+  expect(answer.status).toBe(502);
+  expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+}
+
+/** A server whose webhook takes `delayMs` to answer, with one sign-up waiting on it, stopped (SIGTERM) meanwhile. */
+async function stopWhileRelaying(delayMs: number, email = "ana@exemplo.com.br") {
+  const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+  standIn.webhook = { status: 200, text: "ok", delayMs };
+  const pending = signUp(app, email);
+  await standIn.arrived("webhook");
+  const exitCode = app.stop();
+  return { app, pending, exitCode };
+}
+
 describe("an outgoing call that stalls never takes the server down", () => {
   it("a webhook that never answers gets its visitor 'Falha ao enviar' while ten sign-ups during the stall succeed", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
@@ -64,8 +87,7 @@ describe("an outgoing call that stalls never takes the server down", () => {
     for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
 
     const stalledAnswer = await stalled;
-    expect(stalledAnswer.status).toBe(502);
-    expect(stalledAnswer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expectFallbackFailure(stalledAnswer);
     expect(stalledAnswer.result.email).toBe("lenta@exemplo.com.br");
 
     expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
@@ -82,11 +104,7 @@ describe("an outgoing call that stalls never takes the server down", () => {
   });
 
   it("a siteverify that never answers gets its visitor 'Falha ao enviar' and nothing relayed, while others sign up", async () => {
-    const app = await start({
-      WEBHOOK_URL: standIn.webhookUrl,
-      HCAPTCHA_SECRET: "0xsecret",
-      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-    });
+    const app = await start(withCaptcha(standIn));
     standIn.siteverify = { success: true, delayMs: 60_000 };
     const stalled = signUp(app, "lenta@exemplo.com.br");
     await standIn.arrived("siteverify");
@@ -94,9 +112,7 @@ describe("an outgoing call that stalls never takes the server down", () => {
     const others = Array.from({ length: 5 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
     for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
 
-    const stalledAnswer = await stalled;
-    expect(stalledAnswer.status).toBe(502);
-    expect(stalledAnswer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    expectFallbackFailure(await stalled);
     expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
     expect(app.process.exitCode).toBeNull();
     expect(sortedRelays()).toEqual(Array.from({ length: 5 }, (_, i) => `pessoa${i}@exemplo.com.br`));
@@ -291,22 +307,14 @@ describe("e-mails that must not pass, against the built server", () => {
 
 describe("stopping", () => {
   it("SIGTERM lets a sign-up in flight finish and be answered, then exits 0", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status: 200, text: "ok", delayMs: 4_000 };
-    const pending = signUp(app, "ana@exemplo.com.br");
-    await standIn.arrived("webhook");
-    const exitCode = app.stop();
+    const { pending, exitCode } = await stopWhileRelaying(4_000);
     const answer = await pending;
     expect(answer.status).toBe(200);
     expect(await exitCode).toBe(0);
   });
 
   it("a second SIGTERM during the drain does not cut it short", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status: 200, text: "ok", delayMs: 3_000 };
-    const pending = signUp(app, "paciente@exemplo.com.br");
-    await standIn.arrived("webhook");
-    const exitCode = app.stop();
+    const { app, pending, exitCode } = await stopWhileRelaying(3_000, "paciente@exemplo.com.br");
     // The first signal is handled once the port stops taking new connections.
     await until(async () => !(await accepts(Number(new URL(app.origin).port))), { what: "the listener closed" });
     app.process.kill("SIGTERM");
@@ -315,14 +323,8 @@ describe("stopping", () => {
   });
 
   it("a webhook slower than any stop could wait for is timed out and answered before the process exits", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status: 200, text: "ok", delayMs: 9_500 };
-    const pending = signUp(app, "ana@exemplo.com.br");
-    await standIn.arrived("webhook");
-    const exitCode = app.stop();
-    const answer = await pending;
-    expect(answer.status).toBe(502);
-    expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
+    const { pending, exitCode } = await stopWhileRelaying(9_500);
+    expectFallbackFailure(await pending);
     expect(await exitCode).toBe(0);
   });
 
@@ -372,30 +374,36 @@ describe("bad settings stop start-up with one line", () => {
     return failure.message.split("\n").filter((line) => line && !/^(\[config\] warning:|\{)/.test(line));
   }
 
+  /** Start-up printed exactly the exit line and `Invalid configuration: {reason}`. */
+  async function expectRefused(env: Record<string, string>, reason: string) {
+    expect(await refusal(env)).toEqual(["app exited with 1:", `Invalid configuration: ${reason}`]);
+  }
+
   it("a REDIS_URL naming a database Redis refuses", async () => {
     const redis = await startRedis();
     try {
-      expect(await refusal({ REDIS_URL: `${redis.url}/99` })).toEqual([
-        "app exited with 1:",
-        "Invalid configuration: REDIS_URL names database 99, which Redis refuses (ERR DB index is out of range)",
-      ]);
+      await expectRefused(
+        { REDIS_URL: `${redis.url}/99` },
+        "REDIS_URL names database 99, which Redis refuses (ERR DB index is out of range)",
+      );
     } finally {
       await redis.stop();
     }
   });
 
-  it("a WEBHOOK_URL on port 0", async () => {
-    expect(await refusal({ WEBHOOK_URL: "http://127.0.0.1:0/webhook/x" })).toEqual([
-      "app exited with 1:",
-      "Invalid configuration: WEBHOOK_URL uses port 0, which nothing can be called on",
-    ]);
-  });
-
-  it("a SIGNUPS_FILE under /proc", async () => {
-    expect(await refusal({ SIGNUPS_FILE: "/proc/prevly/signups.jsonl" })).toEqual([
-      "app exited with 1:",
-      "Invalid configuration: SIGNUPS_FILE is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
-    ]);
+  it.each([
+    [
+      "a WEBHOOK_URL on port 0",
+      { WEBHOOK_URL: "http://127.0.0.1:0/webhook/x" },
+      "WEBHOOK_URL uses port 0, which nothing can be called on",
+    ],
+    [
+      "a SIGNUPS_FILE under /proc",
+      { SIGNUPS_FILE: "/proc/prevly/signups.jsonl" },
+      "SIGNUPS_FILE is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
+    ],
+  ])("%s", async (_case, env, reason) => {
+    await expectRefused(env, reason);
   });
 
   it("a SIGNUPS_FILE whose folder cannot be made within a few seconds", async () => {
@@ -403,10 +411,10 @@ describe("bad settings stop start-up with one line", () => {
     const folder = await mkdtemp(join(tmpdir(), "slow-disk-"));
     await symlink("/proc", join(folder, "kernel"));
     const file = join(folder, "kernel", "prevly", "signups.jsonl");
-    expect(await refusal({ SIGNUPS_FILE: file })).toEqual([
-      "app exited with 1:",
-      `Invalid configuration: SIGNUPS_FILE's folder ${join(folder, "kernel", "prevly")} could not be made within 3 s`,
-    ]);
+    await expectRefused(
+      { SIGNUPS_FILE: file },
+      `SIGNUPS_FILE's folder ${join(folder, "kernel", "prevly")} could not be made within 3 s`,
+    );
   });
 });
 
@@ -469,14 +477,7 @@ describe("a log that cannot be written any more", () => {
     const [node, ...args] = SERVE_COMMAND;
     // The log may not grow at all: its first line already fails.
     const child = spawn("bash", ["-c", `ulimit -f 0 && exec "$@" > "${folder}/app.log" 2>&1`, "bash", node!, ...args], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        WEBHOOK_URL: standIn.webhookUrl,
-        SIGNUP_SECRET: SUITE_SECRET,
-      },
+      env: { ...serveEnv(port), WEBHOOK_URL: standIn.webhookUrl, SIGNUP_SECRET: SUITE_SECRET },
       stdio: "ignore",
     });
     try {
@@ -559,13 +560,7 @@ describe("how the server is started and odd requests", () => {
     const { port } = new URL(app.origin);
     const [node, ...args] = SERVE_COMMAND;
     const second = spawn(node!, args, {
-      env: {
-        PATH: process.env.PATH ?? "",
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: port,
-        SIGNUP_SECRET: SUITE_SECRET,
-      },
+      env: { ...serveEnv(port), SIGNUP_SECRET: SUITE_SECRET },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let errors = "";

@@ -2,33 +2,34 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
 import { visitorFields, type SignupAnswer } from "../harness/signup-client";
 import { startRedis, type RunningRedis } from "../harness/real-servers";
-import { StandIn } from "../harness/stand-in";
+import type { StandIn } from "../harness/stand-in";
+import { standInPerFile } from "../harness/stand-in-per-file";
 import { until } from "../harness/wait";
 import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
 
 /** The SIGNUP_SECRET every server of a suite gets unless a test says otherwise. */
 export const SUITE_SECRET = "server-suite-secret-0123456789abcdef";
 
+/** A server that relays to the stand-in and verifies captcha tokens with its siteverify. */
+export const withCaptcha = (standIn: StandIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  HCAPTCHA_SECRET: "0xsecret",
+  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+});
+
 /**
  * For a test file that starts built servers: one stand-in webhook/siteverify
- * for the file, reset after each test, and every server a test started
+ * for the file, emptied before each test, and every server a test started
  * stopped after it. `baseEnv` is what each server gets unless a test says
  * otherwise; `visitor()` gives the bot-trap fields of a visitor who took a
  * person's time over the form.
  */
 export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, string> = () => ({})) {
-  const standIn = new StandIn();
+  const standIn = standInPerFile();
   const running: RunningApp[] = [];
 
-  beforeAll(async () => {
-    await standIn.start();
-  });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((app) => app.stop()));
-    standIn.reset();
-  });
-  afterAll(async () => {
-    await standIn.stop();
   });
 
   async function start(env: Record<string, string> = {}, options?: StartOptions): Promise<RunningApp> {

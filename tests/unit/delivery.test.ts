@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, nextAttemptInMs } from "~/delivery/queue.server";
 import { directRelay, type Submission } from "~/delivery/relay.server";
 import { isRetryable, retryAfterMs, WebhookClient, type WebhookAnswer } from "~/delivery/webhook.server";
 import { parseSettings } from "~/server/settings.server";
-import { StandIn, WEBHOOK_PATH } from "../harness/stand-in";
+import { WEBHOOK_PATH } from "../harness/stand-in";
+import { standInPerFile } from "../harness/stand-in-per-file";
 
-const standIn = new StandIn();
-beforeAll(async () => {
-  await standIn.start();
-});
-afterAll(async () => {
-  await standIn.stop();
-});
-beforeEach(() => standIn.reset());
+const standIn = standInPerFile();
 
 const SUBMISSION: Submission = {
   email: "ana@exemplo.com.br",

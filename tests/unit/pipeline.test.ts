@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDelivery } from "~/delivery/delivery.server";
 import { parseSettings, withSigningSecret } from "~/server/settings.server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
@@ -13,7 +13,7 @@ import { memoryState } from "~/state/memory-state.server";
 import { freePort } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageFields, visitorFields } from "../harness/signup-client";
-import { StandIn } from "../harness/stand-in";
+import { standInPerFile } from "../harness/stand-in-per-file";
 
 const SECRET = "unit-test-signing-secret-0123456789";
 const USER_AGENT = "Mozilla/5.0 (Linux; Android 14) Chrome/130 Mobile";
@@ -29,17 +29,10 @@ const TOO_MANY = {
   description: "Recebemos muitos envios da sua conexão neste momento. Aguarde alguns segundos e envie de novo.",
 };
 
-const standIn = new StandIn();
+const standIn = standInPerFile();
 let logs: string[] = [];
 
-beforeAll(async () => {
-  await standIn.start();
-});
-afterAll(async () => {
-  await standIn.stop();
-});
 beforeEach(() => {
-  standIn.reset();
   logs = [];
   vi.spyOn(console, "log").mockImplementation((line: string) => {
     logs.push(line);
@@ -71,6 +64,21 @@ function post(fields: Record<string, string> | URLSearchParams, headers: Record<
 async function submit(signup: Signup, fields: Record<string, string>, headers?: Record<string, string>) {
   return signup.handle(post(formFields(fields), headers));
 }
+
+/** A sign-up that verifies captcha tokens with the siteverify stand-in, behind one trusted proxy. */
+const verifying = (settings: Record<string, string> = {}) =>
+  makeSignup({
+    HCAPTCHA_SECRET: "0xsecret",
+    HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+    TRUST_PROXY: "1",
+    ...settings,
+  });
+
+/** The fields that answer `question`: rightly, or `offset` off. */
+const answering = (question: { token: string; text: string }, offset = 0) => ({
+  challengeToken: question.token,
+  challengeAnswer: String(solveQuestion(question.text) + offset),
+});
 
 /** A question's own count of answers, as the pipeline keeps it. */
 const answersLimit = () =>
@@ -283,13 +291,6 @@ describe("webhook faults", () => {
 });
 
 describe("server-side captcha verification", () => {
-  const verifying = () =>
-    makeSignup({
-      HCAPTCHA_SECRET: "0xsecret",
-      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-      TRUST_PROXY: "1",
-    });
-
   it("relays after siteverify says success, sending secret, response, sitekey and remoteip", async () => {
     const captcha = token();
     const { status } = await submit(
@@ -348,10 +349,7 @@ describe("server-side captcha verification", () => {
 });
 
 describe("the fallback question", () => {
-  function answered(signup: Signup, offset = 0) {
-    const question = signup.formTokens().question!;
-    return { challengeToken: question.token, challengeAnswer: String(solveQuestion(question.text) + offset) };
-  }
+  const answered = (signup: Signup, offset = 0) => answering(signup.formTokens().question!, offset);
 
   it("a correct answer stands in for the captcha: same body, empty hcaptchaToken", async () => {
     const signup = makeSignup();
@@ -393,8 +391,7 @@ describe("the fallback question", () => {
     const old = questions.ask(Date.now() - QUESTION_TTL_MS - 1);
     const { status, result } = await submit(signup, {
       email: "ana@exemplo.com.br",
-      challengeToken: old.token,
-      challengeAnswer: String(solveQuestion(old.text)),
+      ...answering(old),
     });
     expect(status).toBe(400);
     expect(result.notice.title).toBe("Pergunta expirada");
@@ -409,8 +406,7 @@ describe("the fallback question", () => {
     ).ask();
     const { status } = await submit(makeSignup(), {
       email: "ana@exemplo.com.br",
-      challengeToken: forged.token,
-      challengeAnswer: String(solveQuestion(forged.text)),
+      ...answering(forged),
     });
     expect(status).toBe(400);
   });
@@ -460,11 +456,7 @@ describe("replays", () => {
   it("a replayed fallback answer is not relayed twice", async () => {
     const signup = makeSignup();
     const question = signup.formTokens().question!;
-    const fields = {
-      email: "ana@exemplo.com.br",
-      challengeToken: question.token,
-      challengeAnswer: String(solveQuestion(question.text)),
-    };
+    const fields = { email: "ana@exemplo.com.br", ...answering(question) };
     expect((await submit(signup, fields)).status).toBe(200);
     expect((await submit(signup, fields)).status).toBe(200);
     expect(standIn.received.webhook).toHaveLength(1);
@@ -547,20 +539,21 @@ describe("bot trap", () => {
 
 describe("limits that fit real networks", () => {
   const from = (ip: string) => ({ "x-forwarded-for": `198.51.100.77, ${ip}` });
-  const verifying = (settings: Record<string, string> = {}) =>
-    makeSignup({
-      HCAPTCHA_SECRET: "0xsecret",
-      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-      TRUST_PROXY: "1",
-      ...settings,
-    });
   /** The siteverify calls one address may cause at once: a second's rate and the burst. */
   const AT_ONCE = SITEVERIFY_CALLS_PER_SECOND + SITEVERIFY_BURST.points;
-  /** `count` posts at once from `headers`' sender, each with a token siteverify does not know. */
-  const forgedAtOnce = (signup: Signup, count: number, headers: Record<string, string>) =>
+  /** `count` posts at once from `headers`' sender (or the index's), each with a token siteverify does not know. */
+  const forgedAtOnce = (
+    signup: Signup,
+    count: number,
+    headers: Record<string, string> | ((index: number) => Record<string, string>),
+  ) =>
     Promise.all(
       Array.from({ length: count }, (_, index) =>
-        submit(signup, { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` }, headers),
+        submit(
+          signup,
+          { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` },
+          typeof headers === "function" ? headers(index) : headers,
+        ),
       ),
     );
   const genuine = (signup: Signup, headers: Record<string, string>) =>
@@ -621,15 +614,7 @@ describe("limits that fit real networks", () => {
   it("without trusted proxies the socket's address is the sender, whatever X-Forwarded-For says", async () => {
     const signup = verifying({ TRUST_PROXY: "0" });
     const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
-    await Promise.all(
-      Array.from({ length: AT_ONCE }, (_, index) =>
-        submit(
-          signup,
-          { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` },
-          peer("203.0.113.5", `198.51.100.${index}`),
-        ),
-      ),
-    );
+    await forgedAtOnce(signup, AT_ONCE, (index) => peer("203.0.113.5", `198.51.100.${index}`));
     expect((await genuine(signup, peer("203.0.113.5", "198.51.100.200"))).status).toBe(429);
     expect((await genuine(signup, peer("203.0.113.6", "203.0.113.5"))).status).toBe(200);
   });
@@ -637,15 +622,7 @@ describe("limits that fit real networks", () => {
   it("requests whose sender cannot be told share one rate: the limit fails closed", async () => {
     const signup = verifying();
     const unreadable = ["", "garbage", "999.1.1.1", "not-an-ip", "::zz"];
-    await Promise.all(
-      Array.from({ length: AT_ONCE }, (_, index) =>
-        submit(
-          signup,
-          { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` },
-          { "x-forwarded-for": unreadable[index % 5]! },
-        ),
-      ),
-    );
+    await forgedAtOnce(signup, AT_ONCE, (index) => ({ "x-forwarded-for": unreadable[index % 5]! }));
     expect((await genuine(signup, { "x-forwarded-for": "" })).status).toBe(429);
   });
 
