@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { logEvent } from "./log.server";
 
 // remix-serve never exits on SIGTERM while keep-alive sockets linger: the sign-ups in flight are drained, then
@@ -8,11 +9,10 @@ export const DRAIN_LIMIT_MS = 9_000;
 export const ANSWER_MARGIN_MS = 500;
 /** For one sign-up's outgoing calls in all; Redis answers the records after them in milliseconds (decision 003). */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
-/** After the drain, for the last answers to leave their sockets (a sign-up is released before Remix writes it). */
-const FLUSH_MS = 50;
 
 // Counted here, not left to `server.close`: its callback also waits for idle keep-alive sockets (5 s) and for uploads
 // still arriving, which a stop owes nothing since they were never admitted.
+/** Sign-up posts whose body has arrived and whose answer has not yet left. */
 let signupsInFlight = 0;
 /** When the process will exit at the latest; null while it is not stopping. */
 let stopDeadline: number | null = null;
@@ -25,17 +25,27 @@ export function onStop(task: () => Promise<void>): void {
   stopTasks.push(task);
 }
 
-/** Null when a stop is under way and this sign-up could not finish in time; else call the result once answered. */
-export function admitSignup(): (() => void) | null {
-  if (stopDeadline !== null && Date.now() + SIGNUP_TIME_BUDGET_MS > stopDeadline) return null;
-  signupsInFlight += 1;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    signupsInFlight -= 1;
-    if (signupsInFlight === 0) lastSignupAnswered?.();
-  };
+/**
+ * For each sign-up post, from the server guard: the stop waits for it from the moment its body has arrived until its
+ * answer has left the process. The answer is written after the action returns (for a post without JavaScript, a whole
+ * page render), so the action's own end is too early to exit on.
+ */
+export function answerBeforeExit(request: IncomingMessage, response: ServerResponse): void {
+  let answered = false;
+  response.once("close", () => (answered = true));
+  request.once("end", () => {
+    if (answered) return;
+    signupsInFlight += 1;
+    response.once("close", () => {
+      signupsInFlight -= 1;
+      if (signupsInFlight === 0) lastSignupAnswered?.();
+    });
+  });
+}
+
+/** False once a stop is under way and a sign-up admitted now could not finish before the exit. */
+export function canAdmitSignup(): boolean {
+  return stopDeadline === null || Date.now() + SIGNUP_TIME_BUDGET_MS <= stopDeadline;
 }
 
 function signupsAnswered(): Promise<void> {
@@ -55,7 +65,7 @@ export function drainOnStop(): void {
       void Promise.allSettled([signupsAnswered(), ...stopTasks.map((task) => task())]).then(() => {
         // Drained: what arrives now could not be answered before the exit.
         stopDeadline = Date.now();
-        setTimeout(exit, FLUSH_MS);
+        exit();
       });
     });
   }

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import { APP_ROOT } from "./app-files.server";
 import { PEER_ADDRESS_HEADER } from "./client-address.server";
-import { drainOnStop } from "./graceful-stop.server";
+import { answerBeforeExit, drainOnStop } from "./graceful-stop.server";
 import { logError, logEvent } from "./log.server";
 import { percentDecoded } from "./percent-decoding.server";
 
@@ -63,6 +63,7 @@ export function installServerPlumbing(): void {
       if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
+      if (request.method === "POST") answerBeforeExit(request, response);
       if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       const routeId = url.searchParams.get("_data");
       if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId))

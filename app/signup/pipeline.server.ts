@@ -1,7 +1,7 @@
 import type { Delivery } from "~/delivery/delivery.server";
 import { perSharedRender } from "~/page/shared-render.server";
 import { clientAddress, clientKey } from "~/server/client-address.server";
-import { admitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
+import { canAdmitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail } from "~/server/log.server";
 import type { SignedSettings } from "~/server/settings.server";
 import type { SharedState } from "~/state/shared-state.server";
@@ -51,8 +51,6 @@ class Visit {
   fromPage = false;
   /** The captcha token went out to siteverify or the webhook: the widget must make a new one. */
   captchaSpent = false;
-  /** Set once the body is read. */
-  release: (() => void) | null = null;
   /** For the sign-up's outgoing calls: SIGNUP_TIME_BUDGET_MS after admission. */
   deadline = 0;
 }
@@ -104,12 +102,8 @@ export class Signup {
 
   async handle(request: Request) {
     const visit = new Visit();
-    try {
-      const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
-      return this.answer(await this.run(request, visit, remoteIp), visit);
-    } finally {
-      visit.release?.();
-    }
+    const remoteIp = clientAddress(request.headers, this.settings.TRUST_PROXY);
+    return this.answer(await this.run(request, visit, remoteIp), visit);
   }
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
@@ -126,8 +120,7 @@ export class Signup {
 
     // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
     // (decision 003).
-    visit.release = admitSignup();
-    if (!visit.release) return { code: "stopping" };
+    if (!canAdmitSignup()) return { code: "stopping" };
     visit.deadline = Date.now() + SIGNUP_TIME_BUDGET_MS;
 
     const trap = this.botTrap.inspect(form);
