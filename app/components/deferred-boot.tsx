@@ -20,6 +20,8 @@ type BootModules = {
  * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes.
  */
 function bootWhenNear(trigger: BootTrigger, modules: BootModules) {
+  // Scripts run here: what only they make work (`js-only`) is shown from the first paint, so hydration moves nothing.
+  document.documentElement.classList.add("js");
   const target = document.getElementById(trigger.near);
   if (!target) return;
   let booted = false;

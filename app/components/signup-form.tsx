@@ -72,8 +72,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     setQuestionChosen(true);
   };
   // Holds the widget's place so nothing shifts when it appears.
+  // Rendered by the server too, shown only where scripts run (`js-only`), so that nothing moves when the page hydrates.
   const captchaPlaceholder = showQuestion ? null : (
-    <p className="flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
+    <p className="js-only flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
       {signup.captchaLoading}
     </p>
   );
@@ -119,16 +120,18 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
             hidden={showQuestion}
           />
         </Suspense>
-      ) : null}
-      {hydrated && !showQuestion ? (
+      ) : (
+        captchaPlaceholder
+      )}
+      {showQuestion ? null : (
         <button
           type="button"
           onClick={chooseQuestion}
-          className="py-1 text-left text-sm font-semibold text-brand-700 underline underline-offset-4 hover:text-brand-900"
+          className="js-only py-1 text-left text-sm font-semibold text-brand-700 underline underline-offset-4 hover:text-brand-900"
         >
           {signup.questionInstead}
         </button>
-      ) : null}
+      )}
       {showQuestion ? <QuestionField key={currentQuestion.token} question={currentQuestion} /> : null}
       <noscript>
         <QuestionField question={currentQuestion} />

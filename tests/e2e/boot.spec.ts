@@ -114,3 +114,23 @@ test("Enter before the scripts arrive is a plain post answered on screen; then t
   await expect(notice).toContainText("Valide o captcha");
   await finishWithCaptcha(page, standIn, email);
 });
+
+test("the form keeps its place when the page hydrates under the visitor's eyes: 'Cadastrar' does not move", async ({
+  page,
+}) => {
+  const { scripts, form } = await openWithScriptsHeld(page, "no-lugar");
+  // Where 'Cadastrar' sits below the e-mail field, read in one frame (the page scrolls smoothly).
+  const gap = () =>
+    form.submit.evaluate((submit) => {
+      const email = document.getElementById("email")!;
+      return submit.getBoundingClientRect().top - email.getBoundingClientRect().top;
+    });
+  await form.email.focus();
+  await scripts.requested;
+  const before = await gap();
+
+  scripts.release();
+  await waitForHydration(page);
+  await expect(form.captcha).toBeVisible();
+  expect(await gap()).toBe(before);
+});
