@@ -134,7 +134,7 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("the no-JavaScript budget holds across instances", async () => {
-    const instances = await startInstances(3);
+    const instances = await startInstances(3, { TRUST_PROXY: "1" });
     const answers: Answer[] = [];
     for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE + 3; index++) {
       const origin = instances[index % 3]!.origin;
@@ -148,7 +148,8 @@ describe("instances on one Redis act as one", () => {
             challengeToken: question.token,
             challengeAnswer: String(solveQuestion(question.text)),
           },
-          { client: "198.51.100.7" },
+          // Each from an address of its own: one address gets only its share of the budget.
+          { client: `198.51.100.${index}` },
         );
         // The render's question took its three answers: answer the new one it hands out.
         if (result.notice.title === "Pergunta expirada") {
