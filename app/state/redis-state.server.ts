@@ -34,6 +34,8 @@ type LedgerClient = Redis & {
 const MAX_RECONNECT_DELAY_MS = 2_000;
 /** A command Redis has not answered in this long is refused: Redis is away (decision 007). */
 export const REDIS_TIMEOUT_MS = 1_000;
+/** Readiness writes a key of its own: it outlives a few probes, never the deployment. */
+const READINESS_KEY_TTL_MS = 10_000;
 
 /**
  * ioredis's `commandTimeout` fires on this process's clock: after a busy stretch of the event loop its timer runs
@@ -110,7 +112,17 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     });
   const limit = (spec: LimitSpec): Limit => limitOf(spec, limiter);
 
-  const ready = async () => (await client.ping().catch(() => null)) === "PONG";
+  // A write, not a PING: a read-only replica, or a Redis out of memory under noeviction, answers every read and
+  // refuses every sign-up.
+  const unready = async () => {
+    try {
+      await client.set(key("readiness"), "written", "PX", READINESS_KEY_TTL_MS);
+      return null;
+    } catch (error) {
+      if (!(error instanceof ReplyError)) return "Redis (REDIS_URL) does not answer";
+      return `Redis (REDIS_URL) refuses writes: ${(error as Error).message}`;
+    }
+  };
 
   // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
   const database = new Promise((resolve) => client.once("ready", resolve)).then(async () => {
@@ -123,7 +135,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     });
   });
 
-  return { epoch: "", limit, ledger, ready, client, database };
+  return { epoch: "", limit, ledger, unready, client, database };
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */
