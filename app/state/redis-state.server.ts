@@ -125,7 +125,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
   };
 
   // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
-  const database = new Promise((resolve) => client.once("ready", resolve)).then(async () => {
+  const database = answered(client).then(async () => {
     const index = client.options.db ?? 0;
     await client.select(index).catch((error: unknown) => {
       if (!(error instanceof ReplyError)) return; // not an answer: readiness reports it
@@ -151,6 +151,28 @@ export async function warnIfRedisEvicts(client: Redis): Promise<void> {
       "the limits: a retry may then be relayed twice, an address again within the day; set noeviction " +
       "(CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
   );
+}
+
+/** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials. */
+function answered(client: Redis): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Redis closes the connection on refusing them and ioredis tries again and again: no "ready" would come.
+    const refused = (error: Error) => {
+      if (!(error instanceof ReplyError) || !/^(NOAUTH|WRONGPASS)\b/.test(error.message)) return;
+      client.off("error", refused);
+      reject(
+        new ConfigError(
+          `Invalid configuration: Redis refuses REDIS_URL's credentials (${error.message}); ` +
+            "put the user and password Redis expects in it: redis://user:password@host:port",
+        ),
+      );
+    };
+    client.on("error", refused);
+    client.once("ready", () => {
+      client.off("error", refused);
+      resolve();
+    });
+  });
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */

@@ -384,6 +384,25 @@ describe("bad settings stop start-up with one line", () => {
     }
   });
 
+  it("a REDIS_URL whose credentials Redis refuses (a wrong password, or none); the right one starts", async () => {
+    const redis = await startRedis({ options: ["--requirepass", "senha-certa"] });
+    const withPassword = (password: string) => redis.url.replace("redis://", `redis://:${password}@`);
+    try {
+      expect(await refusal({ REDIS_URL: withPassword("senha-errada") })).toEqual([
+        "app exited with 1:",
+        "Invalid configuration: Redis refuses REDIS_URL's credentials (WRONGPASS invalid username-password pair or user is disabled.); put the user and password Redis expects in it: redis://user:password@host:port",
+      ]);
+      expect(await refusal({ REDIS_URL: redis.url })).toEqual([
+        "app exited with 1:",
+        "Invalid configuration: Redis refuses REDIS_URL's credentials (NOAUTH Authentication required.); put the user and password Redis expects in it: redis://user:password@host:port",
+      ]);
+      const app = await start({ REDIS_URL: withPassword("senha-certa") });
+      expect(await (await fetch(`${app.origin}/readyz`)).text()).toBe("ready");
+    } finally {
+      await redis.stop();
+    }
+  });
+
   it("a WEBHOOK_URL on port 0", async () => {
     expect(await refusal({ WEBHOOK_URL: "http://127.0.0.1:0/webhook/x" })).toEqual([
       "app exited with 1:",
