@@ -417,6 +417,19 @@ describe("bad settings stop start-up with one line", () => {
     ]);
   });
 
+  it("a SIGNUPS_FILE that is not a regular file: /dev/null, a named pipe", async () => {
+    expect(await refusal({ SIGNUPS_FILE: "/dev/null" })).toEqual([
+      "app exited with 1:",
+      "Invalid configuration: SIGNUPS_FILE is not a regular file (/dev/null); name a file on a disk or volume",
+    ]);
+    const pipe = join(await mkdtemp(join(tmpdir(), "pipe-")), "signups.jsonl");
+    await once(spawn("mkfifo", [pipe]), "exit");
+    expect(await refusal({ SIGNUPS_FILE: pipe })).toEqual([
+      "app exited with 1:",
+      `Invalid configuration: SIGNUPS_FILE is not a regular file (${pipe}); name a file on a disk or volume`,
+    ]);
+  });
+
   it("a SIGNUPS_FILE whose folder cannot be made within a few seconds", async () => {
     // Through a link into /proc, where making a folder never ends.
     const folder = await mkdtemp(join(tmpdir(), "slow-disk-"));
