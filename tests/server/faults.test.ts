@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { request as httpRequest } from "node:http";
-import { connect } from "node:net";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -614,5 +614,54 @@ describe("how the server is started and odd requests", () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl, PORT: "" }, { expectPort: 3000 });
     expect(app.origin).toBe("http://127.0.0.1:3000");
     expect(app.output()).toContain('"event":"listening","port":3000');
+  });
+});
+
+describe("behind a balancer other than the shipped nginx", () => {
+  /** GET `path` on an open connection, resolving with the whole answer (its body chunked or of a Content-Length). */
+  function exchange(socket: Socket, path: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let answer = "";
+      const closed = () => reject(new Error(`the connection closed before ${path} was answered`));
+      const read = (chunk: Buffer) => {
+        answer += chunk.toString("latin1");
+        const end = answer.indexOf("\r\n\r\n");
+        const length = /^content-length: *(\d+)/im.exec(answer)?.[1];
+        const whole = length ? answer.length >= end + 4 + Number(length) : answer.endsWith("\r\n0\r\n\r\n");
+        if (end === -1 || !whole) return;
+        socket.off("data", read).off("close", closed);
+        resolve(answer);
+      };
+      socket.on("data", read).once("close", closed);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    });
+  }
+
+  const open = async (port: number) => {
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    return socket;
+  };
+
+  it("an idle connection outlives Node's own 5 s keep-alive, which AWS's and Google's balancers outlast: the balancer closes first, and its next request is answered", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const appConnection = await open(Number(new URL(app.origin).port));
+    // What the apps did before: a bare node:http server, whose close of an idle connection is the event awaited.
+    const bare = createHttpServer((_request, response) => response.end("ok"));
+    await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+    try {
+      const first = await exchange(appConnection, "/healthz");
+      const bareConnection = await open((bare.address() as AddressInfo).port);
+      await exchange(bareConnection, "/");
+      await once(bareConnection, "close");
+
+      expect(appConnection.readyState).toBe("open");
+      expect(await exchange(appConnection, "/healthz")).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n(2\r\n)?ok/);
+      // What the balancer is told: Node writes its keep-alive into each answer.
+      expect(first).toMatch(/^keep-alive: timeout=620\r$/im);
+    } finally {
+      appConnection.destroy();
+      await new Promise((resolve) => bare.close(resolve));
+    }
   });
 });
