@@ -121,8 +121,8 @@ const schema = z
         error: "must be a redis:// or rediss:// URL (credentials in the URL)",
         abort: true,
       })
-      // ioredis reads "/0x10" as database 0, "/1.5" as 1 and "/abc" as NaN, and carries on.
-      .refine((url) => /^(\/\d*)?$/.test(new URL(url).pathname), {
+      // ioredis reads "/0x10" as database 0, "/1.5" as 1 and "/abc" as NaN, and carries on; "?db=" likewise.
+      .refine((url) => /^(\/\d*)?$/.test(new URL(url).pathname) && !new URL(url).searchParams.has("db"), {
         error: "must name its database in decimal digits after the host (redis://host:6379/2), or name none (0)",
       })
       .optional(),

@@ -148,7 +148,7 @@ describe("settings", () => {
 
   it("REDIS_URL names its database in decimal digits or not at all: other spellings stop start-up with one line", () => {
     const secret = { SIGNUP_SECRET: "s".repeat(32) };
-    for (const path of ["/0x10", "/1.5", "/abc", "/-1", "/2/", "/1e1", "/%31"]) {
+    for (const path of ["/0x10", "/1.5", "/abc", "/-1", "/2/", "/1e1", "/%31", "?db=2", "/1?db=0x10"]) {
       expect(() => parseSettings({ ...secret, REDIS_URL: `redis://127.0.0.1:6379${path}` })).toThrowError(
         "Invalid configuration: REDIS_URL must name its database in decimal digits after the host (redis://host:6379/2), or name none (0)",
       );
