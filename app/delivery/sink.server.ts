@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { open, statfs, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConfigError } from "~/server/settings.server";
@@ -19,12 +19,22 @@ export class SignupSink {
   private lastFailedWriteAt: number | null = null;
 
   constructor(private readonly path: string) {
+    let notAFile = false;
     try {
       mkdirSync(dirname(path), { recursive: true });
-      closeSync(openSync(path, "a", FILE_MODE));
+      // A device takes every line and keeps none (/dev/null: then every fsync fails), and opening a named pipe waits
+      // for a reader: only a file keeps sign-ups. A folder is refused by the open.
+      const existing = statSync(path, { throwIfNoEntry: false });
+      notAFile = existing !== undefined && !existing.isFile() && !existing.isDirectory();
+      if (!notAFile) closeSync(openSync(path, "a", FILE_MODE));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "error";
       throw new ConfigError(`Invalid configuration: SIGNUPS_FILE cannot be opened for appending (${code}: ${path})`);
+    }
+    if (notAFile) {
+      throw new ConfigError(
+        `Invalid configuration: SIGNUPS_FILE is not a regular file (${path}); name a file on a disk or volume`,
+      );
     }
   }
 

@@ -10,7 +10,7 @@ export const ANSWER_MARGIN_MS = 500;
 /** For one sign-up's outgoing calls in all; Redis answers the records after them in milliseconds (decision 003). */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 
-// Counted here, not left to `server.close`: its callback also waits for idle keep-alive sockets (5 s) and for uploads
+// Counted here, not left to `server.close`: its callback also waits for idle keep-alive sockets and for uploads
 // still arriving, which a stop owes nothing since they were never admitted.
 /** Sign-up posts whose body has arrived and whose answer has not yet left. */
 let signupsInFlight = 0;

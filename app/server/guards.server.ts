@@ -21,6 +21,12 @@ const DEFAULT_PORT = 3000;
 const INSTALLED = Symbol.for("landing.serverPlumbing");
 /** Node waits 5 minutes, long enough for stalled uploads to pile up: a form's whole arrival (docs/signup.md, "Limits"), 408 past it. */
 const BODY_DEADLINE: http.ServerOptions = { requestTimeout: 15_000, connectionsCheckingInterval: 1_000 };
+/**
+ * Longer than any balancer keeps an idle connection to the apps (AWS ALB 60 s by default, Google's 600 s, fixed), so
+ * the balancer always closes it first: Node's 5 s was shorter, and a request sent as the app closed the connection
+ * was reset, which a balancer does not retry for a POST (a 502).
+ */
+const IDLE_CONNECTION_KEPT: http.ServerOptions = { keepAliveTimeout: 620_000 };
 /** A Host header as a URL's authority: a name or an address, and a port. */
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 /** How long the rest of a refused upload is read after the answer, before the connection closes. */
@@ -50,7 +56,7 @@ export function installServerPlumbing(): void {
   http.createServer = ((...args: Parameters<typeof http.createServer>) => {
     const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
     const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
-    const server = createServer({ ...BODY_DEADLINE, ...options }, (request, response) => {
+    const server = createServer({ ...BODY_DEADLINE, ...IDLE_CONNECTION_KEPT, ...options }, (request, response) => {
       lingerBeforeClosing(request);
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";

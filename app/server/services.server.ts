@@ -1,7 +1,7 @@
 import { createDelivery } from "~/delivery/delivery.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
-import { redisState } from "~/state/redis-state.server";
+import { redisState, warnIfRedisEvicts } from "~/state/redis-state.server";
 import { answerBeforeRemix } from "./guards.server";
 import { Metrics } from "./metrics.server";
 import {
@@ -33,6 +33,12 @@ if (redis) {
 await makeSignupsFolder(settings).catch(exitOnConfigError);
 export const state = redis ?? memoryState();
 export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
+// Queued mode refuses a Redis that evicts keys; the other modes are warned once Redis first answers.
+if (redis && !delivery.queued)
+  void redis.database.then(
+    () => warnIfRedisEvicts(redis.client),
+    () => undefined,
+  );
 
 export const signup = orExitOnConfigError(
   () => new Signup(withSigningSecret(settings), state, delivery, (code) => metrics.signup(code)),

@@ -116,7 +116,15 @@ const schema = z
     RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
     TRUST_PROXY: wholeNumber(0, 10).default(0),
     REDIS_URL: z
-      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL (credentials in the URL)" })
+      .url({
+        protocol: /^rediss?$/,
+        error: "must be a redis:// or rediss:// URL (credentials in the URL)",
+        abort: true,
+      })
+      // ioredis reads "/0x10" as database 0, "/1.5" as 1 and "/abc" as NaN, and carries on; "?db=" likewise.
+      .refine((url) => /^(\/\d*)?$/.test(new URL(url).pathname) && !new URL(url).searchParams.has("db"), {
+        error: "must name its database in decimal digits after the host (redis://host:6379/2), or name none (0)",
+      })
       .optional(),
     RELAY_MODE: z.enum(["direct", "queued"], { error: "must be 'direct' or 'queued'" }).default("direct"),
     RELAY_RETRY_HOURS: wholeNumber(1, 720).default(72),

@@ -175,7 +175,7 @@ export class Signup {
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
     // The budgets once the proof holds, and before the per-address ledger, so an address already listed spends and is
     // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
-    const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate.proof));
+    const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate));
     if (refusal) return { code: refusal };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
@@ -183,10 +183,10 @@ export class Signup {
     return once.duplicate && isSuccess(once.outcome) ? { code: "known-email" } : once.outcome;
   }
 
-  /** The question's own budget and the relay ceiling (direct mode); null when both allow. */
-  private async overBudget(proof: Proof): Promise<PlainCode | null> {
+  /** The question's budget (its sender's share first) and the relay ceiling (direct mode); null when both allow. */
+  private async overBudget({ proof, address }: Candidate): Promise<PlainCode | null> {
     if (proof.kind === "question") {
-      const { verdict } = await this.questionRelays.take("all");
+      const verdict = await this.questionRelays.take(address);
       if (verdict !== "allowed")
         return verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
     }

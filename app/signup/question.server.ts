@@ -8,9 +8,33 @@ export const QUESTION_TTL_MS = 10 * 60 * 1000;
 const ANSWERS_PER_QUESTION = 3;
 /** A script solves the question in a line: however many it solves, this is all it gets through (decision 015). */
 export const QUESTION_RELAYS_PER_MINUTE = 10;
+/** One address's share of that budget a minute: a script at one address cannot shut the question for everyone. */
+export const QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE = 3;
 
-export const questionRelayBudget = (state: SharedState) =>
-  state.limit({ name: "question-relays", points: QUESTION_RELAYS_PER_MINUTE, durationSeconds: 60, whenAway: "refuse" });
+/**
+ * The question's relays, for the whole deployment (while Redis is away, none): the sender's address (clientKey) spends
+ * its share first, so an address past it spends nothing of the budget everybody else shares.
+ */
+export function questionRelayBudget(state: SharedState) {
+  const perAddress = state.limit({
+    name: "question-relays-per-address",
+    points: QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE,
+    durationSeconds: 60,
+    whenAway: "refuse",
+  });
+  const overall = state.limit({
+    name: "question-relays",
+    points: QUESTION_RELAYS_PER_MINUTE,
+    durationSeconds: 60,
+    whenAway: "refuse",
+  });
+  return {
+    async take(address: string): Promise<"allowed" | "limited" | "unavailable"> {
+      const { verdict } = await perAddress.take(address);
+      return verdict === "allowed" ? (await overall.take("all")).verdict : verdict;
+    },
+  };
+}
 
 export const NUMBER_WORDS =
   "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte".split(

@@ -33,7 +33,7 @@ export function memoryState(): SharedState {
     },
   };
   const limit = (spec: LimitSpec) => limitOf(spec, memoryLimiter);
-  return { epoch: randomBytes(3).toString("base64url"), limit, ledger, ready: async () => true };
+  return { epoch: randomBytes(3).toString("base64url"), limit, ledger, unready: async () => null };
 }
 
 /** `spec` counted in this process: the memory store's limits, and the Redis store's while Redis is away. */

@@ -34,6 +34,8 @@ type LedgerClient = Redis & {
 const MAX_RECONNECT_DELAY_MS = 2_000;
 /** A command Redis has not answered in this long is refused: Redis is away (decision 007). */
 export const REDIS_TIMEOUT_MS = 1_000;
+/** Readiness writes a key of its own: it outlives a few probes, never the deployment. */
+const READINESS_KEY_TTL_MS = 10_000;
 
 /**
  * ioredis's `commandTimeout` fires on this process's clock: after a busy stretch of the event loop its timer runs
@@ -110,10 +112,20 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     });
   const limit = (spec: LimitSpec): Limit => limitOf(spec, limiter);
 
-  const ready = async () => (await client.ping().catch(() => null)) === "PONG";
+  // A write, not a PING: a read-only replica, or a Redis out of memory under noeviction, answers every read and
+  // refuses every sign-up.
+  const unready = async () => {
+    try {
+      await client.set(key("readiness"), "written", "PX", READINESS_KEY_TTL_MS);
+      return null;
+    } catch (error) {
+      if (!(error instanceof ReplyError)) return "Redis (REDIS_URL) does not answer";
+      return `Redis (REDIS_URL) refuses writes: ${(error as Error).message}`;
+    }
+  };
 
   // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
-  const database = new Promise((resolve) => client.once("ready", resolve)).then(async () => {
+  const database = answered(client).then(async () => {
     const index = client.options.db ?? 0;
     await client.select(index).catch((error: unknown) => {
       if (!(error instanceof ReplyError)) return; // not an answer: readiness reports it
@@ -123,7 +135,44 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     });
   });
 
-  return { epoch: "", limit, ledger, ready, client, database };
+  return { epoch: "", limit, ledger, unready, client, database };
+}
+
+/**
+ * Direct and sink modes keep nothing in Redis that a sign-up needs to arrive, only what stops it arriving twice: a
+ * Redis that evicts keys is warned about once (queued mode refuses it: app/delivery/redis-durability.server.ts).
+ * A Redis that does not answer, or refuses CONFIG, gets no warning.
+ */
+export async function warnIfRedisEvicts(client: Redis): Promise<void> {
+  const [, policy] = (await client.config("GET", "maxmemory-policy").catch(() => [])) as string[];
+  if (!policy || policy === "noeviction") return;
+  console.warn(
+    `[config] warning: Redis's maxmemory-policy is ${policy}, so it may evict the record of what was relayed and ` +
+      "the limits: a retry may then be relayed twice, an address again within the day; set noeviction " +
+      "(CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+  );
+}
+
+/** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials. */
+function answered(client: Redis): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Redis closes the connection on refusing them and ioredis tries again and again: no "ready" would come.
+    const refused = (error: Error) => {
+      if (!(error instanceof ReplyError) || !/^(NOAUTH|WRONGPASS)\b/.test(error.message)) return;
+      client.off("error", refused);
+      reject(
+        new ConfigError(
+          `Invalid configuration: Redis refuses REDIS_URL's credentials (${error.message}); ` +
+            "put the user and password Redis expects in it: redis://user:password@host:port",
+        ),
+      );
+    };
+    client.on("error", refused);
+    client.once("ready", () => {
+      client.off("error", refused);
+      resolve();
+    });
+  });
 }
 
 /** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */

@@ -42,7 +42,8 @@ export type SharedState = {
   epoch: string;
   limit(spec: LimitSpec): Limit;
   ledger: Ledger;
-  ready(): Promise<boolean>;
+  /** Why the store cannot take sign-ups now (it does not answer, or refuses a write), as one line; null when it can. */
+  unready(): Promise<string | null>;
 };
 
 /** How long a failed attempt's outcome is kept for those waiting on it; a retry after it relays afresh. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
-import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
+import { QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE, QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
+import { startRedis } from "../harness/real-servers";
 import { mapConcurrently, paced } from "../harness/wait";
 import { builtServerSuite, pressingAgain, siteverifyCallsAtMost, withCaptcha } from "./suite";
 
@@ -165,6 +166,34 @@ describe("the fallback question has a small budget of its own", () => {
     const { result } = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
     expect(result.notice.title).toBe("Cadastro realizado!");
     expect(relayed()).toContain("pessoa@exemplo.com.br");
+  });
+
+  it(`a script at one address gets ${QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE} of them a minute over every instance on one Redis: a visitor at another address still signs up through the question`, async () => {
+    const redis = await startRedis();
+    try {
+      const env = { TRUST_PROXY: "1", REDIS_URL: redis.url };
+      const instances = [await start(env), await start(env)];
+      const script: Array<[number, string]> = [];
+      for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
+        const instance = instances[index % 2]!;
+        const { status, result } = await relayThroughQuestion(instance, `roteiro${index}@exemplo.com`, "177.10.0.9");
+        script.push([status, result.notice.title]);
+      }
+      const person = await relayThroughQuestion(instances[0]!, "sem-js@exemplo.com.br", "203.0.113.50");
+
+      expect(script).toEqual([
+        ...Array(QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE).fill([200, "Cadastro realizado!"]),
+        ...Array(QUESTION_RELAYS_PER_MINUTE - QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE).fill([
+          429,
+          "Muitos cadastros sem captcha",
+        ]),
+      ]);
+      expect([person.status, person.result.notice.title]).toEqual([200, "Cadastro realizado!"]);
+      expect(relayed()).toContain("sem-js@exemplo.com.br");
+      expect(relayed()).toHaveLength(QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE + 1);
+    } finally {
+      await redis.stop();
+    }
   });
 
   it("once the budget is spent, an address already on the list is refused like a new one: the answer tells nobody who is listed", async () => {

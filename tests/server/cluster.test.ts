@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunningApp } from "../harness/app-server";
+import { freePort, type RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { startRedis } from "../harness/real-servers";
 import { afterMinimumTime, pageFields, pageTokens, signUp } from "../harness/signup-client";
@@ -132,7 +132,7 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("the no-JavaScript budget holds across instances", async () => {
-    const instances = await startInstances(3);
+    const instances = await startInstances(3, { TRUST_PROXY: "1" });
     const answers: Answer[] = [];
     for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE + 3; index++) {
       const origin = instances[index % 3]!.origin;
@@ -146,7 +146,8 @@ describe("instances on one Redis act as one", () => {
             challengeToken: question.token,
             challengeAnswer: String(solveQuestion(question.text)),
           },
-          { client: "198.51.100.7" },
+          // Each from an address of its own: one address gets only its share of the budget.
+          { client: `198.51.100.${index}` },
         );
         // The render's question took its three answers: answer the new one it hands out.
         if (result.notice.title === "Pergunta expirada") {
@@ -186,6 +187,43 @@ describe("a busy instance", () => {
 
     expect(answered.filter((answer) => answer.status !== 200)).toEqual([]);
     expect(standIn.relayedEmails()).toHaveLength(200);
+  });
+});
+
+describe("a Redis that answers but takes no writes", () => {
+  const readiness = async (origin: string) => {
+    const response = await fetch(`${origin}/readyz`);
+    return [response.status, await response.text()];
+  };
+
+  it("a read-only replica, or a Redis out of memory: /readyz says not ready and why, until Redis takes writes again", async () => {
+    const [app] = await startInstances(1);
+    const fields = filledForm("replica@exemplo.com.br", "P1_replica");
+    // A replica of a master that is not there: it answers every read and refuses every write.
+    await redis().cli("REPLICAOF", "127.0.0.1", String(await freePort()));
+    try {
+      expect(await readiness(app!.origin)).toEqual([
+        503,
+        "not ready: Redis (REDIS_URL) refuses writes: READONLY You can't write against a read only replica.",
+      ]);
+      expect(await send(app!.origin, fields)).toMatchObject({ status: 503, title: "Cadastro indisponível no momento" });
+    } finally {
+      await redis().cli("REPLICAOF", "NO", "ONE");
+    }
+    expect(await readiness(app!.origin)).toEqual([200, "ready"]);
+    expect(await send(app!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
+
+    await redis().cli("CONFIG", "SET", "maxmemory", "1");
+    try {
+      expect(await readiness(app!.origin)).toEqual([
+        503,
+        "not ready: Redis (REDIS_URL) refuses writes: OOM command not allowed when used memory > 'maxmemory'.",
+      ]);
+    } finally {
+      await redis().cli("CONFIG", "SET", "maxmemory", "0");
+    }
+    expect(await readiness(app!.origin)).toEqual([200, "ready"]);
+    expect(standIn.relayedEmails()).toEqual(["replica@exemplo.com.br"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { request as httpRequest } from "node:http";
-import { connect } from "node:net";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -391,6 +391,24 @@ describe("bad settings stop start-up with one line", () => {
     }
   });
 
+  it("a REDIS_URL whose credentials Redis refuses (a wrong password, or none); the right one starts", async () => {
+    const redis = await startRedis({ options: ["--requirepass", "senha-certa"] });
+    const withPassword = (password: string) => redis.url.replace("redis://", `redis://:${password}@`);
+    const credentialsRefused = (why: string) =>
+      `Redis refuses REDIS_URL's credentials (${why}); put the user and password Redis expects in it: redis://user:password@host:port`;
+    try {
+      await expectRefused(
+        { REDIS_URL: withPassword("senha-errada") },
+        credentialsRefused("WRONGPASS invalid username-password pair or user is disabled."),
+      );
+      await expectRefused({ REDIS_URL: redis.url }, credentialsRefused("NOAUTH Authentication required."));
+      const app = await start({ REDIS_URL: withPassword("senha-certa") });
+      expect(await (await fetch(`${app.origin}/readyz`)).text()).toBe("ready");
+    } finally {
+      await redis.stop();
+    }
+  });
+
   it.each([
     [
       "a WEBHOOK_URL on port 0",
@@ -404,6 +422,15 @@ describe("bad settings stop start-up with one line", () => {
     ],
   ])("%s", async (_case, env, reason) => {
     await expectRefused(env, reason);
+  });
+
+  it("a SIGNUPS_FILE that is not a regular file: /dev/null, a named pipe", async () => {
+    const notRegular = (path: string) =>
+      `SIGNUPS_FILE is not a regular file (${path}); name a file on a disk or volume`;
+    await expectRefused({ SIGNUPS_FILE: "/dev/null" }, notRegular("/dev/null"));
+    const pipe = join(await mkdtemp(join(tmpdir(), "pipe-")), "signups.jsonl");
+    await once(spawn("mkfifo", [pipe]), "exit");
+    await expectRefused({ SIGNUPS_FILE: pipe }, notRegular(pipe));
   });
 
   it("a SIGNUPS_FILE whose folder cannot be made within a few seconds", async () => {
@@ -577,5 +604,54 @@ describe("how the server is started and odd requests", () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl, PORT: "" }, { expectPort: 3000 });
     expect(app.origin).toBe("http://127.0.0.1:3000");
     expect(app.output()).toContain('"event":"listening","port":3000');
+  });
+});
+
+describe("behind a balancer other than the shipped nginx", () => {
+  /** GET `path` on an open connection, resolving with the whole answer (its body chunked or of a Content-Length). */
+  function exchange(socket: Socket, path: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let answer = "";
+      const closed = () => reject(new Error(`the connection closed before ${path} was answered`));
+      const read = (chunk: Buffer) => {
+        answer += chunk.toString("latin1");
+        const end = answer.indexOf("\r\n\r\n");
+        const length = /^content-length: *(\d+)/im.exec(answer)?.[1];
+        const whole = length ? answer.length >= end + 4 + Number(length) : answer.endsWith("\r\n0\r\n\r\n");
+        if (end === -1 || !whole) return;
+        socket.off("data", read).off("close", closed);
+        resolve(answer);
+      };
+      socket.on("data", read).once("close", closed);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    });
+  }
+
+  const open = async (port: number) => {
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    return socket;
+  };
+
+  it("an idle connection outlives Node's own 5 s keep-alive, which AWS's and Google's balancers outlast: the balancer closes first, and its next request is answered", async () => {
+    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const appConnection = await open(Number(new URL(app.origin).port));
+    // What the apps did before: a bare node:http server, whose close of an idle connection is the event awaited.
+    const bare = createHttpServer((_request, response) => response.end("ok"));
+    await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+    try {
+      const first = await exchange(appConnection, "/healthz");
+      const bareConnection = await open((bare.address() as AddressInfo).port);
+      await exchange(bareConnection, "/");
+      await once(bareConnection, "close");
+
+      expect(appConnection.readyState).toBe("open");
+      expect(await exchange(appConnection, "/healthz")).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n(2\r\n)?ok/);
+      // What the balancer is told: Node writes its keep-alive into each answer.
+      expect(first).toMatch(/^keep-alive: timeout=620\r$/im);
+    } finally {
+      appConnection.destroy();
+      await new Promise((resolve) => bare.close(resolve));
+    }
   });
 });

@@ -1,5 +1,8 @@
 import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
@@ -220,6 +223,31 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
       expect(warnings(kept, "Redis persists nothing")).toEqual([]);
     } finally {
       await persistent.stop();
+    }
+  });
+
+  it("direct mode, and the sink with REDIS_URL, on a Redis that evicts keys: each starts, warns once naming the setting and the fix, and signs up", async () => {
+    const evicting = await startRedis({ options: ["--maxmemory-policy", "allkeys-lru"] });
+    const folder = await mkdtemp(join(tmpdir(), "evicting-"));
+    try {
+      const direct = await start({ REDIS_URL: evicting.url, RELAY_MODE: "direct" });
+      const sink = await start({
+        REDIS_URL: evicting.url,
+        RELAY_MODE: "direct",
+        WEBHOOK_URL: "",
+        SIGNUPS_FILE: join(folder, "signups.jsonl"),
+      });
+      for (const app of [direct, sink]) {
+        const evicts = "Redis's maxmemory-policy is allkeys-lru";
+        await until(() => warnings(app, evicts).length > 0, { what: "the eviction warning" });
+        expect((await send(app, `despejo${app === sink ? "-sink" : ""}@exemplo.com.br`)).status).toBe(200);
+        expect(warnings(app, evicts)).toEqual([
+          "[config] warning: Redis's maxmemory-policy is allkeys-lru, so it may evict the record of what was relayed and the limits: a retry may then be relayed twice, an address again within the day; set noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+        ]);
+      }
+    } finally {
+      await evicting.stop();
+      await rm(folder, { recursive: true, force: true });
     }
   });
 

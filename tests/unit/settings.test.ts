@@ -146,6 +146,19 @@ describe("settings", () => {
     expect(() => parseSettings({ [name]: value })).toThrowError(`Invalid configuration: ${message}`);
   });
 
+  it("REDIS_URL names its database in decimal digits or not at all: other spellings stop start-up with one line", () => {
+    const secret = { SIGNUP_SECRET: "s".repeat(32) };
+    for (const path of ["/0x10", "/1.5", "/abc", "/-1", "/2/", "/1e1", "/%31", "?db=2", "/1?db=0x10"]) {
+      expect(() => parseSettings({ ...secret, REDIS_URL: `redis://127.0.0.1:6379${path}` })).toThrowError(
+        "Invalid configuration: REDIS_URL must name its database in decimal digits after the host (redis://host:6379/2), or name none (0)",
+      );
+    }
+    for (const path of ["", "/", "/0", "/15"]) {
+      const url = `rediss://:senha@redis.interno:6380${path}`;
+      expect(parseSettings({ ...secret, REDIS_URL: url }).REDIS_URL).toBe(url);
+    }
+  });
+
   it("refuses exactly the ports the fetch that relays sign-ups refuses", async () => {
     const undici = createRequire(import.meta.url)("undici/lib/web/fetch/constants.js") as { badPorts: string[] };
     expect([...FETCH_BLOCKED_PORTS]).toEqual(undici.badPorts);
