@@ -5,6 +5,8 @@ const RECHECK_MS = 1_000;
 /** CONFIG GET is rare and not on a visitor's path: it may wait longer than the shared state's commands. */
 const CHECK_TIMEOUT_MS = 2_000;
 const NOT_READ_YET = "Redis's maxmemory-policy has not been read yet";
+/** How to make Redis keep every key, said wherever an evicting policy is met. */
+const NOEVICTION_FIX = "CONFIG SET maxmemory-policy noeviction, and the same in redis.conf";
 
 /**
  * Queued mode acknowledges a sign-up once its job is in Redis (decision 016): only a Redis that never evicts keys
@@ -76,7 +78,7 @@ export class RedisDurability {
     if (policy !== "noeviction") {
       return (
         `Invalid configuration: Redis's maxmemory-policy is ${policy}, so it may evict queued sign-ups; ` +
-        "RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)"
+        `RELAY_MODE=queued needs noeviction (${NOEVICTION_FIX})`
       );
     }
     if (appendonly !== "yes" && !save) {
@@ -93,4 +95,18 @@ export class RedisDurability {
     this.warned.add(warning);
     console.warn(`[config] warning: ${warning}`);
   }
+}
+
+/**
+ * Direct and sink modes keep nothing in Redis that a sign-up needs to arrive, only what stops it arriving twice: a
+ * Redis that evicts keys is warned about once (queued mode refuses it: RedisDurability).
+ * A Redis that does not answer, or refuses CONFIG, gets no warning.
+ */
+export async function warnIfRedisEvicts(client: Redis): Promise<void> {
+  const [, policy] = (await client.config("GET", "maxmemory-policy").catch(() => [])) as string[];
+  if (!policy || policy === "noeviction") return;
+  console.warn(
+    `[config] warning: Redis's maxmemory-policy is ${policy}, so it may evict the record of what was relayed and ` +
+      `the limits: a retry may then be relayed twice, an address again within the day; set noeviction (${NOEVICTION_FIX})`,
+  );
 }

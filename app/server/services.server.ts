@@ -1,7 +1,8 @@
 import { createDelivery } from "~/delivery/delivery.server";
+import { warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
-import { redisState, warnIfRedisEvicts } from "~/state/redis-state.server";
+import { redisState } from "~/state/redis-state.server";
 import { answerBeforeRemix } from "./guards.server";
 import { Metrics } from "./metrics.server";
 import {

@@ -138,21 +138,6 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
   return { epoch: "", limit, ledger, unready, client, database };
 }
 
-/**
- * Direct and sink modes keep nothing in Redis that a sign-up needs to arrive, only what stops it arriving twice: a
- * Redis that evicts keys is warned about once (queued mode refuses it: app/delivery/redis-durability.server.ts).
- * A Redis that does not answer, or refuses CONFIG, gets no warning.
- */
-export async function warnIfRedisEvicts(client: Redis): Promise<void> {
-  const [, policy] = (await client.config("GET", "maxmemory-policy").catch(() => [])) as string[];
-  if (!policy || policy === "noeviction") return;
-  console.warn(
-    `[config] warning: Redis's maxmemory-policy is ${policy}, so it may evict the record of what was relayed and ` +
-      "the limits: a retry may then be relayed twice, an address again within the day; set noeviction " +
-      "(CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
-  );
-}
-
 /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials. */
 function answered(client: Redis): Promise<void> {
   return new Promise((resolve, reject) => {
