@@ -218,7 +218,7 @@ export const productPreviewContent = {
   totalLabel: "Sua previdência hoje",
   total: "R$ 248.930,52",
   totalChange: "+9,7% em 12 meses",
-  openInsurance: "Conectado pelo Open Insurance",
+  openInsurance: "Conectado ao Open Insurance",
   plansTitle: "Seus planos",
   plansCount: "3 planos",
   plans: [

@@ -58,7 +58,7 @@ export function ErrorBoundary() {
     <main className="mx-auto flex min-h-screen max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
       <h1 className="text-2xl font-bold">{content.error.title}</h1>
       <p className="text-ink-700">{content.error.description(status)}</p>
-      <a className="font-semibold text-brand-700 underline" href="/">
+      <a className="font-bold text-brand-700 underline" href="/">
         {content.error.link}
       </a>
     </main>

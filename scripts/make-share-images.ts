@@ -44,12 +44,12 @@ const shareImagePage = page(
        ${logo(52, 1.9)}
        <span style="font-size:40px; font-weight:700; letter-spacing:-0.02em">${escape(content.site.name)}</span>
      </div>
-     <h1 style="margin-top:44px; font-size:64px; line-height:1.1; font-weight:800; letter-spacing:-0.02em; text-wrap:balance">
+     <h1 style="margin-top:44px; font-size:64px; line-height:1.1; font-weight:700; letter-spacing:-0.02em; text-wrap:balance">
        ${escape(content.hero.title)}
      </h1>
      <p style="margin-top:40px; display:inline-flex; align-items:center; gap:12px; padding:10px 22px;
                border:2px solid rgba(167,243,218,.4); border-radius:999px; background:rgba(255,255,255,.1);
-               color:#d1faed; font-size:24px; font-weight:600">
+               color:#d1faed; font-size:24px; font-weight:700">
        <span style="width:12px; height:12px; border-radius:50%; background:#fbbf24"></span>${escape(content.banner)}
      </p>
    </div>

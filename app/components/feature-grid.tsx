@@ -14,7 +14,7 @@ export function FeatureGrid() {
               <span className="inline-flex h-12 w-12 items-center justify-center rounded-xl bg-brand-50 text-brand-700">
                 <Icon name={feature.icon} />
               </span>
-              <h3 className="mt-4 text-lg font-semibold">{feature.title}</h3>
+              <h3 className="mt-4 text-lg font-bold">{feature.title}</h3>
               <p className="mt-2 leading-relaxed text-ink-600">{feature.text}</p>
             </li>
           ))}

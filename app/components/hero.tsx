@@ -16,7 +16,7 @@ export function Hero() {
             {hero.badges.map((badge) => (
               <li
                 key={badge}
-                className="rounded-full border border-brand-200/40 bg-white/10 px-3 py-1 text-xs font-semibold uppercase tracking-wide text-brand-100"
+                className="rounded-full border border-brand-200/40 bg-white/10 px-3 py-1 text-xs font-bold uppercase tracking-wide text-brand-100"
               >
                 {badge}
               </li>
@@ -24,7 +24,7 @@ export function Hero() {
           </ul>
           <h1
             id="hero-title"
-            className="mt-4 max-w-3xl text-[2rem] font-extrabold leading-tight tracking-tight sm:mt-6 sm:text-5xl xl:text-6xl"
+            className="mt-4 max-w-3xl text-3xl font-bold leading-tight tracking-tight sm:mt-6 sm:text-5xl xl:text-6xl"
           >
             {hero.title}
           </h1>
@@ -41,7 +41,7 @@ export function Hero() {
             {hero.figures.map((figure) => (
               <div key={figure.value} className="flex flex-col rounded-2xl border border-white/10 bg-white/5 p-5">
                 <dt className="text-sm text-brand-100">{figure.label}</dt>
-                <dd className="order-first text-3xl font-extrabold text-white">{figure.value}</dd>
+                <dd className="order-first text-3xl font-bold text-white">{figure.value}</dd>
               </div>
             ))}
           </dl>

@@ -16,7 +16,7 @@ export function HowItWorks() {
               >
                 {index + 1}
               </span>
-              <h3 className="mt-4 text-lg font-semibold">
+              <h3 className="mt-4 text-lg font-bold">
                 <span className="sr-only">{steps.stepLabel(index + 1)}</span>
                 {step.title}
               </h3>

@@ -9,9 +9,9 @@ export function QuestionField({ question }: { question: Question }) {
   const { signup } = content;
   return (
     <fieldset className="rounded-xl border border-slate-300 p-4">
-      <legend className="px-1 text-sm font-semibold">{signup.questionLegend}</legend>
+      <legend className="px-1 text-sm font-bold">{signup.questionLegend}</legend>
       <input type="hidden" name={FIELD.questionToken} value={question.token} />
-      <label htmlFor={QUESTION_ANSWER_ID} className="block font-medium">
+      <label htmlFor={QUESTION_ANSWER_ID} className="block">
         {question.text}
       </label>
       <input

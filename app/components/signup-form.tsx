@@ -92,7 +92,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     >
       <BotTrapFields fields={result?.botTrap ?? botTrap} label={signup.botTrapLabel} />
       <div>
-        <label htmlFor={EMAIL_INPUT_ID} className="block font-semibold">
+        <label htmlFor={EMAIL_INPUT_ID} className="block font-bold">
           {signup.emailLabel}
         </label>
         <input
@@ -127,7 +127,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
         <button
           type="button"
           onClick={chooseQuestion}
-          className="js-only py-1 text-left text-sm font-semibold text-brand-700 underline underline-offset-4 hover:text-brand-900"
+          className="js-only py-1 text-left text-sm font-bold text-brand-700 underline underline-offset-4 hover:text-brand-900"
         >
           {signup.questionInstead}
         </button>
@@ -144,7 +144,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           role={result.ok ? "status" : "alert"}
           className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}
         >
-          <p className="font-semibold">{result.notice.title}</p>
+          <p className="font-bold">{result.notice.title}</p>
           <p>{result.notice.description}</p>
         </div>
       ) : null}

@@ -12,7 +12,7 @@ export function SignupSection(props: SignupFormProps) {
           <SectionHeading id="signup-title" title={signup.title} lead={signup.lead} />
           <ul className="mt-6 space-y-3">
             {signup.perks.map((perk) => (
-              <li key={perk} className="flex items-center gap-3 font-medium">
+              <li key={perk} className="flex items-center gap-3">
                 <span className="inline-flex h-7 w-7 items-center justify-center rounded-full bg-brand-100 text-brand-700">
                   <Icon name="check" className="h-4 w-4" />
                 </span>

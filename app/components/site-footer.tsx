@@ -9,7 +9,7 @@ export function SiteFooter() {
     <footer className="bg-brand-950 text-brand-100">
       <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 sm:grid-cols-3 sm:px-6">
         <div>
-          <h2 className="text-sm font-semibold uppercase tracking-wide text-white">{footer.legalTitle}</h2>
+          <h2 className="text-sm font-bold uppercase tracking-wide text-white">{footer.legalTitle}</h2>
           <ul className="mt-4 space-y-2">
             {footer.legalLinks.map((label) => (
               // Placeholders until the documents exist: they point at the note below.
@@ -25,7 +25,7 @@ export function SiteFooter() {
           </p>
         </div>
         <div>
-          <h2 className="text-sm font-semibold uppercase tracking-wide text-white">{footer.regulationsTitle}</h2>
+          <h2 className="text-sm font-bold uppercase tracking-wide text-white">{footer.regulationsTitle}</h2>
           <ul className="mt-4 space-y-2 text-sm">
             {footer.regulations.map((regulation) => (
               <li key={regulation}>{regulation}</li>
@@ -33,7 +33,7 @@ export function SiteFooter() {
           </ul>
         </div>
         <div>
-          <h2 className="text-sm font-semibold uppercase tracking-wide text-white">{footer.contactTitle}</h2>
+          <h2 className="text-sm font-bold uppercase tracking-wide text-white">{footer.contactTitle}</h2>
           <a className="mt-4 inline-block break-all underline underline-offset-4" href={`mailto:${contactEmail}`}>
             {contactEmail}
           </a>

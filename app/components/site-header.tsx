@@ -4,7 +4,7 @@ import { Icon } from "./icons";
 export function SiteHeader() {
   return (
     <header>
-      <p className="bg-brand-950 px-4 py-2 text-center text-sm font-medium text-brand-100">
+      <p className="bg-brand-950 px-4 py-2 text-center text-sm text-brand-100">
         <span className="mr-2 inline-block h-2 w-2 rounded-full bg-accent-400 align-middle" aria-hidden="true" />
         {content.banner}
       </p>

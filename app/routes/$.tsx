@@ -16,11 +16,11 @@ export default function NotFound() {
   return (
     <main className="flex min-h-screen items-center justify-center bg-brand-50 px-6">
       <div className="text-center" lang="en">
-        <p className="text-6xl font-extrabold text-brand-700">404</p>
+        <p className="text-6xl font-bold text-brand-700">404</p>
         <h1 className="mt-4 text-2xl font-bold text-ink-900">{content.notFound.title}</h1>
         <a
           href="/"
-          className="mt-6 inline-block rounded-lg bg-brand-700 px-5 py-3 font-semibold text-white hover:bg-brand-800"
+          className="mt-6 inline-block rounded-lg bg-brand-700 px-5 py-3 font-bold text-white hover:bg-brand-800"
         >
           {content.notFound.link}
         </a>

@@ -56,3 +56,38 @@ test("the styles are one inline stylesheet of at most 15 KB gzip, and no web fon
   expect(gzipSync(css[0]!, { level: 9 }).byteLength).toBeLessThanOrEqual(CSS_BUDGET_BYTES);
   expect(css[0]).toContain(".bg-brand-900");
 });
+
+/** Each size and weight of text is one more font the browser sets up in the first layout (docs/performance.md, "Type"). */
+const TYPE_BUDGET = 13;
+
+test("on a phone the page's text uses two weights and at most 13 size-weight pairs, the drawing's on the page's own sizes", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/");
+  const texts = await page.evaluate(() => {
+    const found: Array<{ inDrawing: boolean; size: number; weight: string }> = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const element = walker.currentNode.parentElement!;
+      if (!walker.currentNode.textContent!.trim() || element.closest("script, template")) continue;
+      if (!element.getClientRects().length) continue;
+      const style = getComputedStyle(element);
+      // Drawn text is laid out at its font size times the drawing's scale.
+      const scale = element instanceof SVGGraphicsElement ? element.getScreenCTM()!.a : 1;
+      found.push({
+        inDrawing: scale !== 1,
+        size: Math.round(parseFloat(style.fontSize) * scale * 100) / 100,
+        weight: style.fontWeight,
+      });
+    }
+    return found;
+  });
+  const pairs = new Set(texts.map(({ size, weight }) => `${size}px ${weight}`));
+  expect(new Set(texts.map(({ weight }) => weight))).toEqual(new Set(["400", "700"]));
+  expect(pairs.size, [...pairs].join(", ")).toBeLessThanOrEqual(TYPE_BUDGET);
+  const pageSizes = new Set(texts.filter(({ inDrawing }) => !inDrawing).map(({ size }) => size));
+  const drawingSizes = texts.filter(({ inDrawing }) => inDrawing).map(({ size }) => size);
+  expect(drawingSizes.length).toBeGreaterThan(10);
+  expect(drawingSizes.filter((size) => !pageSizes.has(size))).toEqual([]);
+});

@@ -77,7 +77,7 @@ test("at 1280 px the app's picture stands beside the text, whole and on the firs
   // Still there once React has taken the page over (the browser reuses the drawing the HTML brought).
   await expect(picture(page)).toBeInViewport({ ratio: 1 });
   await expect(picture(page).getByText("R$ 248.930,52")).toBeVisible();
-  await expect(picture(page).getByText("Conectado pelo Open Insurance")).toBeVisible();
+  await expect(picture(page).getByText("Conectado ao Open Insurance")).toBeVisible();
   const drawing = (await picture(page).boundingBox())!;
   const title = (await page.getByRole("heading", { level: 1 }).boundingBox())!;
   const cta = (await callToAction(page).boundingBox())!;
