@@ -11,9 +11,12 @@
  *               redis-server), beside GET / on that instance; queued delivery
  *               (RELAY_MODE=queued) with a webhook that takes 300 ms: what the
  *               visitor waits, one at a time and at 50 concurrent; cold start
+ *   frame       the first frame of / at 4× CPU slowdown: main-thread style, layout and paint up to the first
+ *               contentful paint, and the longest task among them
  *   tap         the first tap on the e-mail field at 4× CPU slowdown, while the boot loads what it loads
  * `npm run bench -- --only=levels,render` runs some; all by default. Uses wrk when installed,
- * autocannon otherwise. BENCH_SECONDS sets each GET run (default 10); BENCH_TAPS the taps (default 7).
+ * autocannon otherwise. BENCH_SECONDS sets each GET run (default 10); BENCH_TAPS the taps (default 7);
+ * BENCH_FRAMES the page loads of `frame` (default 11).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -30,12 +33,14 @@ import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
 import { percentile, RIG_SECRET, startSignupRig } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 import { compressionLevels } from "./lib/compression-levels";
+import { firstFrame, type FirstFrame } from "./lib/first-frame";
 import { firstTap, type FirstTap } from "./lib/first-tap";
 import { freshAndCachedFirstByte } from "./lib/fresh-render";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TAPS = Number(process.env.BENCH_TAPS ?? 7);
-const SECTIONS = ["levels", "render", "get", "signup", "tap"] as const;
+const FRAMES = Number(process.env.BENCH_FRAMES ?? 11);
+const SECTIONS = ["levels", "render", "get", "signup", "frame", "tap"] as const;
 type Section = (typeof SECTIONS)[number];
 const { values: options } = parseArgs({ options: { only: { type: "string" } } });
 const chosen = new Set((options.only?.split(",") ?? SECTIONS) as Section[]);
@@ -392,6 +397,23 @@ async function printTap(origin: string) {
   console.log(`| the enhanced form on screen (input ready) | ${row("tapToReady")} |`);
 }
 
+async function printFrame(origin: string) {
+  const frames: FirstFrame[] = [];
+  for (let run = 0; run < FRAMES; run++) frames.push(await firstFrame(origin));
+  const row = (key: keyof FirstFrame) => {
+    const figures = frames.map((frame) => frame[key]).sort((a, b) => a - b);
+    return `${fmt(figures[0]!)} / ${fmt(percentile(figures, 50))} / ${fmt(figures.at(-1)!)}`;
+  };
+  console.log(`\nThe first frame of /, 390×844, CPU 4× slower, ${FRAMES} loads: min / median / max ms`);
+  console.log("| up to the first contentful paint | ms |");
+  console.log("|---|---:|");
+  console.log(`| the first contentful paint | ${row("firstContentfulPaint")} |`);
+  console.log(`| the longest main-thread task | ${row("longestTask")} |`);
+  console.log(`| style | ${row("style")} |`);
+  console.log(`| layout | ${row("layout")} |`);
+  console.log(`| paint | ${row("paint")} |`);
+}
+
 async function main() {
   if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
@@ -405,6 +427,7 @@ async function main() {
     if (chosen.has("render")) await printRender(origin);
     if (chosen.has("get")) await printGet(origin, html, dir);
     if (chosen.has("signup")) await printSignup(rig);
+    if (chosen.has("frame")) await printFrame(origin);
     if (chosen.has("tap")) await printTap(origin);
   } finally {
     await rig.stop();

@@ -1,0 +1,79 @@
+import { chromium } from "@playwright/test";
+import { chromiumFlags, chromiumPath } from "../../tests/harness/chromium";
+
+export type FirstFrame = {
+  firstContentfulPaint: number;
+  /** The longest main-thread task up to the first contentful paint: what Lighthouse's TBT weighs. */
+  longestTask: number;
+  /** Main-thread time up to the first contentful paint, by what it did. */
+  style: number;
+  layout: number;
+  paint: number;
+};
+
+/** What a phone of the kind Lighthouse's mobile preset models does to the CPU. */
+const CPU_SLOWDOWN = 4;
+const CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,loading";
+
+type TraceEvent = {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  args?: { beginData?: { url?: string } };
+};
+
+/**
+ * One visitor on a phone (390×844, CPU slowed 4× through CDP, network not slowed) opening `/` in a fresh
+ * context: the renderer's main-thread work from the navigation to the first contentful paint, read from a
+ * Chromium trace. No script runs on that path (decision 018), so this is the document's own parse, style,
+ * layout and paint.
+ */
+export async function firstFrame(origin: string): Promise<FirstFrame> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
+  try {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await (await context.newCDPSession(page)).send("Emulation.setCPUThrottlingRate", { rate: CPU_SLOWDOWN });
+    // Traced from the browser: the page's headers (COOP) move it into a new renderer process on arrival.
+    const cdp = await browser.newBrowserCDPSession();
+    const events: TraceEvent[] = [];
+    cdp.on("Tracing.dataCollected", ({ value }) => events.push(...(value as unknown as TraceEvent[])));
+    await cdp.send("Tracing.start", { categories: CATEGORIES, transferMode: "ReportEvents" });
+    await page.goto(`${origin}/`);
+    const firstContentfulPaint = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) =>
+          new PerformanceObserver((list) => {
+            const contentful = list.getEntriesByName("first-contentful-paint")[0];
+            if (contentful) resolve(contentful.startTime);
+          }).observe({ type: "paint", buffered: true }),
+        ),
+    );
+    const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+    await cdp.send("Tracing.end");
+    await complete;
+
+    const parse = events.find((event) => event.name === "ParseHTML" && event.args?.beginData?.url?.startsWith(origin));
+    const paintMark = events.find((event) => event.name === "firstContentfulPaint" && event.pid === parse?.pid);
+    if (!parse || !paintMark) throw new Error("the trace holds no parse or no first contentful paint");
+    const mainThread = events.filter(
+      (event) => event.pid === parse.pid && event.tid === parse.tid && event.ph === "X" && event.ts <= paintMark.ts,
+    );
+    const milliseconds = (name: string) =>
+      mainThread.filter((event) => event.name === name).reduce((sum, event) => sum + (event.dur ?? 0), 0) / 1000;
+    return {
+      firstContentfulPaint,
+      longestTask: Math.max(
+        ...mainThread.filter((event) => event.name === "RunTask").map((event) => event.dur! / 1000),
+      ),
+      style: milliseconds("UpdateLayoutTree"),
+      layout: milliseconds("Layout"),
+      paint: milliseconds("Paint"),
+    };
+  } finally {
+    await browser.close();
+  }
+}
