@@ -13,7 +13,7 @@ export type FirstFrame = {
 
 /** What a phone of the kind Lighthouse's mobile preset models does to the CPU. */
 const CPU_SLOWDOWN = 4;
-const CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,loading";
+const CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,loading,blink.user_timing";
 
 type TraceEvent = {
   name: string;
@@ -28,8 +28,8 @@ type TraceEvent = {
 /**
  * One visitor on a phone (390×844, CPU slowed 4× through CDP, network not slowed) opening `/` in a fresh
  * context: the renderer's main-thread work from the navigation to the first contentful paint, read from a
- * Chromium trace. No script runs on that path (decision 018), so this is the document's own parse, style,
- * layout and paint.
+ * Chromium trace. No script is fetched on that path (decision 018) and the inline boot only registers its
+ * listeners, so this is the document's own parse, style, layout and paint.
  */
 export async function firstFrame(origin: string): Promise<FirstFrame> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumFlags });
@@ -58,17 +58,29 @@ export async function firstFrame(origin: string): Promise<FirstFrame> {
 
     const parse = events.find((event) => event.name === "ParseHTML" && event.args?.beginData?.url?.startsWith(origin));
     const paintMark = events.find((event) => event.name === "firstContentfulPaint" && event.pid === parse?.pid);
-    if (!parse || !paintMark) throw new Error("the trace holds no parse or no first contentful paint");
+    // The navigation's start, as its renderer records it: what a spare renderer ran before it is not the page's.
+    const navigationStarts = events
+      .filter((event) => event.name === "navigationStart" && event.pid === parse?.pid && event.ts <= parse.ts)
+      .map((event) => event.ts);
+    if (!parse || !paintMark || !navigationStarts.length) {
+      throw new Error("the trace holds no navigation, parse or first paint");
+    }
+    const navigationStart = Math.max(...navigationStarts);
     const mainThread = events.filter(
-      (event) => event.pid === parse.pid && event.tid === parse.tid && event.ph === "X" && event.ts <= paintMark.ts,
+      (event) =>
+        event.pid === parse.pid &&
+        event.tid === parse.tid &&
+        event.ph === "X" &&
+        event.ts >= navigationStart &&
+        event.ts <= paintMark.ts,
     );
+    const tasks = mainThread.filter((event) => event.name === "RunTask").map((event) => event.dur! / 1000);
+    if (!tasks.length) throw new Error("the trace holds no main-thread task before the first paint");
     const milliseconds = (name: string) =>
       mainThread.filter((event) => event.name === name).reduce((sum, event) => sum + (event.dur ?? 0), 0) / 1000;
     return {
       firstContentfulPaint,
-      longestTask: Math.max(
-        ...mainThread.filter((event) => event.name === "RunTask").map((event) => event.dur! / 1000),
-      ),
+      longestTask: Math.max(...tasks),
       style: milliseconds("UpdateLayoutTree"),
       layout: milliseconds("Layout"),
       paint: milliseconds("Paint"),
