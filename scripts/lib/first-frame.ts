@@ -1,5 +1,6 @@
 import { chromium } from "@playwright/test";
 import { chromiumFlags, chromiumPath } from "../../tests/harness/chromium";
+import { CPU_SLOWDOWN } from "./first-tap";
 
 export type FirstFrame = {
   firstContentfulPaint: number;
@@ -11,8 +12,6 @@ export type FirstFrame = {
   paint: number;
 };
 
-/** What a phone of the kind Lighthouse's mobile preset models does to the CPU. */
-const CPU_SLOWDOWN = 4;
 const CATEGORIES = "devtools.timeline,disabled-by-default-devtools.timeline,loading,blink.user_timing";
 
 type TraceEvent = {

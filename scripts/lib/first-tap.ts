@@ -12,7 +12,7 @@ export type FirstTap = {
 };
 
 /** What a phone of the kind Lighthouse's mobile preset models does to the CPU. */
-const CPU_SLOWDOWN = 4;
+export const CPU_SLOWDOWN = 4;
 const KEYSTROKES = "ana.souza@exemplo.com.br";
 const KEYSTROKE_INTERVAL_MS = 60;
 
