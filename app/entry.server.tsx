@@ -51,7 +51,9 @@ export default function handleRequest(
   });
 }
 
+/** Data answers are per request: never kept by a shared cache, however the request spelled `_data`. */
 export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+  response.headers.set("Cache-Control", "no-store");
   setSecurityHeaders(response.headers, { https: isHttps(request, settings.TRUST_PROXY) });
   return response;
 };

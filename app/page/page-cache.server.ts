@@ -8,6 +8,14 @@ import { SHARED_RENDER_MS } from "./shared-render.server";
 type Encoding = "br" | "gzip" | "identity";
 
 /**
+ * The one mark of an answer a shared cache may keep (docs/operations.md, "The page cache at nginx"): browsers revalidate
+ * it by its ETag, a shared cache (the shipped nginx, a CDN) keeps it for the shared render's second. Every other answer
+ * of the app is `no-store`, so a cache that stores only this mark can hold nothing but the page, whatever a request
+ * looked like.
+ */
+export const SHARED_PAGE_CACHE_CONTROL = `public, max-age=0, s-maxage=${SHARED_RENDER_MS / 1000}`;
+
+/**
  * Chosen by measurement on this page (docs/performance.md, "Compression levels"): past these,
  * a fresh render pays milliseconds (brotli 9: 16 ms) for tens of bytes, while all of them fit
  * the first TCP round trip.
@@ -54,7 +62,7 @@ export class PageCache {
       this.pages.set(key, page);
     }
 
-    const headers = htmlHeaders(document.headers, "no-cache");
+    const headers = htmlHeaders(document.headers, SHARED_PAGE_CACHE_CONTROL);
     headers.set("ETag", page.etag);
     headers.set("Vary", "Accept-Encoding");
     setSecurityHeaders(headers, { csp: page.csp, https });

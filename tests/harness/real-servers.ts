@@ -4,7 +4,7 @@
  * (scripts/ensure-test-tools.ts).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -90,7 +90,12 @@ export async function startRedis({
   };
 }
 
-export type RunningNginx = { origin: string; stop: () => Promise<void> };
+export type RunningNginx = {
+  origin: string;
+  /** The files of the page cache: what nginx has stored. */
+  cachedFiles: () => string[];
+  stop: () => Promise<void>;
+};
 
 /** The load balancer's configuration shipped with compose.yaml. */
 export const DEPLOY_NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.url));
@@ -130,6 +135,10 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   await waitForPort(port);
   return {
     origin: `http://127.0.0.1:${port}`,
+    cachedFiles: () =>
+      readdirSync(join(dir, "page-cache"), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name),
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

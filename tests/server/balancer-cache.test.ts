@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
 import { postSignup } from "../harness/signup-client";
 import { until } from "../harness/wait";
 import { builtServerSuite } from "./suite";
+import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
 
 /**
  * The shipped balancer (deploy/nginx.conf) answers the landing page from a
@@ -55,6 +58,92 @@ const campaignLink = (index: number) =>
   ]!;
 /** Browsers' spellings of "brotli or gzip": one entry serves them all. */
 const BROTLI_SPELLINGS = ["gzip, deflate, br", "gzip, deflate, br, zstd", "br, gzip"];
+
+/** What a request may try to put in the page's entry: data requests in the spellings the app decodes, and its own. */
+const NOT_THE_PAGE = [
+  "/?_d%61ta=routes%2F_index",
+  "/?%5F%64ata=routes%2F_index",
+  "/?_dat%61=routes%2F_index",
+  "/?_data=routes%2F_index",
+];
+/** The three entries the balancer keeps: one per encoding the apps would choose. */
+const ENCODINGS = ["br", "gzip", "identity"];
+
+async function getPage(origin: string, path: string, encoding: string) {
+  const response = await fetch(origin + path, { headers: { "accept-encoding": encoding } });
+  const body = await response.text();
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    cache: response.headers.get("x-cache-status"),
+    body,
+  };
+}
+
+/** An instance that answers every request as its query says, with none of the app's marks: a bug, a proxy's page. */
+async function faultyInstance(): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = createServer((request, response) => {
+    const status = Number(new URL(request.url ?? "/", "http://x").searchParams.get("status") ?? 200);
+    const json = request.url?.includes("json");
+    response.writeHead(status, {
+      "Content-Type": json ? "application/json" : "text/html; charset=utf-8",
+      ...(request.url?.includes("marked") ? { "Cache-Control": SHARED_PAGE_CACHE_CONTROL } : {}),
+    });
+    response.end(json ? '{"poisoned":true}' : `<!DOCTYPE html><title>${status}</title>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("what the balancer's page cache may keep", () => {
+  it("after data requests in any spelling, / in each encoding is the page: nothing but the page was stored", async () => {
+    const { origin } = await appBehindBalancer();
+    const balancer = balancers.at(-1)!;
+    for (const path of NOT_THE_PAGE)
+      for (const encoding of ENCODINGS) {
+        const answer = await getPage(origin, path, encoding);
+        expect([path, encoding, answer.status, answer.type]).toEqual([
+          path,
+          encoding,
+          200,
+          "application/json; charset=utf-8",
+        ]);
+      }
+    expect(balancer.cachedFiles()).toEqual([]);
+    for (const encoding of ENCODINGS) {
+      const answer = await getPage(origin, "/", encoding);
+      expect([encoding, answer.status, answer.type, answer.body.startsWith("<!DOCTYPE html>")]).toEqual([
+        encoding,
+        200,
+        "text/html; charset=utf-8",
+        true,
+      ]);
+    }
+    expect(balancer.cachedFiles()).toHaveLength(ENCODINGS.length);
+  });
+
+  it("an instance's 500, 429, 404 or unmarked 200 on / is passed on, never stored; its marked page is", async () => {
+    const instance = await faultyInstance();
+    const balancer = await startNginxBalancer([instance.origin]);
+    balancers.push(balancer);
+    try {
+      for (const query of ["?status=500", "?status=429", "?status=404", "?json", "?html"])
+        for (const encoding of ENCODINGS) {
+          const answer = await getPage(balancer.origin, `/${query}`, encoding);
+          expect([query, answer.status, answer.cache]).toEqual([query, Number(/\d+/.exec(query)?.[0] ?? 200), "MISS"]);
+        }
+      expect(balancer.cachedFiles()).toEqual([]);
+      await getPage(balancer.origin, "/?marked", "br");
+      expect(balancer.cachedFiles()).toHaveLength(1);
+    } finally {
+      await instance.close();
+    }
+  });
+});
 
 describe("the balancer's page cache", () => {
   it("200 visitors of / at once, from campaign links and browsers of every kind, cost the app a render a second", async () => {

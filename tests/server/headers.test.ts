@@ -76,6 +76,23 @@ describe("security headers on the built server", () => {
     ).toBe("max-age=63072000; includeSubDomains");
   });
 
+  it("only the page bears the shared cache's mark; every other answer, however it was asked for, is no-store", async () => {
+    expect((await fetch(`${app.origin}/?utm_source=news`)).headers.get("cache-control")).toBe(
+      "public, max-age=0, s-maxage=1",
+    );
+    for (const path of [
+      "/?_data=routes%2F_index",
+      "/?_d%61ta=routes%2F_index",
+      "/?%5F%64ata=routes%2F_index",
+      "/?_dat%61=routes%2F_index",
+      "/?_data=root",
+      "/nao/existe",
+      "/healthz",
+    ]) {
+      expect([path, (await fetch(app.origin + path)).headers.get("cache-control")]).toEqual([path, "no-store"]);
+    }
+  });
+
   it("a form result is never stored by a cache: it may echo the visitor's address", async () => {
     const response = await fetch(`${app.origin}/?index`, {
       method: "POST",
