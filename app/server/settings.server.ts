@@ -112,6 +112,10 @@ const schema = z
       .string()
       .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
       .optional(),
+    SIGNUP_SECRET_PREVIOUS: z
+      .string()
+      .min(MIN_SECRET_LENGTH, { error: `must be at least ${MIN_SECRET_LENGTH} characters` })
+      .optional(),
     // What the automation accepts (Zapier, Make and n8n plans differ): only ops know it.
     RELAY_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
     TRUST_PROXY: wholeNumber(0, 10).default(0),
@@ -134,6 +138,10 @@ const schema = z
   .refine((values) => !values.REDIS_URL || values.SIGNUP_SECRET, {
     path: ["SIGNUP_SECRET"],
     error: "must be set when REDIS_URL is: every instance must sign the forms with the same secret",
+  })
+  .refine((values) => !values.SIGNUP_SECRET_PREVIOUS || values.SIGNUP_SECRET_PREVIOUS !== values.SIGNUP_SECRET, {
+    path: ["SIGNUP_SECRET_PREVIOUS"],
+    error: "is the same as SIGNUP_SECRET: set it to the secret being replaced, or leave it unset",
   })
   .refine((values) => values.RELAY_MODE !== "queued" || (values.REDIS_URL && values.WEBHOOK_URL), {
     path: ["RELAY_MODE"],

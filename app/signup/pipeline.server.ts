@@ -76,7 +76,7 @@ export class Signup {
     /** Told each outcome (for /metrics). */
     private readonly onOutcome: (code: SignupOutcome["code"]) => void = () => {},
   ) {
-    const tokens = new SignedTokens(settings.SIGNUP_SECRET);
+    const tokens = new SignedTokens(settings.SIGNUP_SECRET, settings.SIGNUP_SECRET_PREVIOUS);
     this.botTrap = new BotTrap(tokens);
     const { HCAPTCHA_SECRET: secret, HCAPTCHA_SITE_KEY: siteKey, HCAPTCHA_VERIFY_URL: verifyUrl } = settings;
     this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }, state) : null;

@@ -3,25 +3,42 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** Each gets a key of its own, so one kind can never pass for another. */
 type TokenPurpose = "bot-trap" | "question";
 
-/** Every token we hand out and read back (decision 001): text and its MAC, checked by any instance with the secret. */
-export class SignedTokens {
-  private readonly keys: Record<TokenPurpose, Buffer>;
+type Keys = Record<TokenPurpose, Buffer>;
 
-  constructor(secret: string) {
-    const derive = (purpose: TokenPurpose) => createHmac("sha256", secret).update(`signed-token:${purpose}`).digest();
-    this.keys = { "bot-trap": derive("bot-trap"), question: derive("question") };
+function keysOf(secret: string): Keys {
+  const derive = (purpose: TokenPurpose) => createHmac("sha256", secret).update(`signed-token:${purpose}`).digest();
+  return { "bot-trap": derive("bot-trap"), question: derive("question") };
+}
+
+const macUnder = (key: Buffer, parts: ReadonlyArray<string | number>) =>
+  createHmac("sha256", key).update(parts.join(":")).digest("base64url");
+
+/**
+ * Every token we hand out and read back (decision 001): text and its MAC, checked by any instance with the secret.
+ * Signed with `secret`; read back under it or, during a rotation, under `previous` (SIGNUP_SECRET_PREVIOUS), so pages
+ * opened before the rotation still sign up.
+ */
+export class SignedTokens {
+  private readonly keys: Keys;
+  private readonly readable: Keys[];
+
+  constructor(secret: string, previous?: string) {
+    this.keys = keysOf(secret);
+    this.readable = previous ? [this.keys, keysOf(previous)] : [this.keys];
   }
 
   /** 43 base64url characters; `parts` may hold what the token's text leaves out (a question's answer). */
   mac(purpose: TokenPurpose, parts: ReadonlyArray<string | number>): string {
-    return createHmac("sha256", this.keys[purpose]).update(parts.join(":")).digest("base64url");
+    return macUnder(this.keys[purpose], parts);
   }
 
   /** In constant time. */
   verify(purpose: TokenPurpose, parts: ReadonlyArray<string | number>, mac: string): boolean {
-    const expected = Buffer.from(this.mac(purpose, parts));
     const given = Buffer.from(mac);
-    return given.length === expected.length && timingSafeEqual(expected, given);
+    return this.readable.some((keys) => {
+      const expected = Buffer.from(macUnder(keys[purpose], parts));
+      return given.length === expected.length && timingSafeEqual(expected, given);
+    });
   }
 }
 

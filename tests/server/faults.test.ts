@@ -230,6 +230,31 @@ describe("restarts and stale pages", () => {
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
 
+  it("a tab opened before SIGNUP_SECRET is rotated signs up on its first press, with the old one as SIGNUP_SECRET_PREVIOUS", async () => {
+    // Questions outlive a restart only in a Redis (without it, a restart expires them whatever the secret).
+    const redis = await startRedis();
+    try {
+      const [oldSecret, newSecret] = ["o".repeat(32), "n".repeat(32)];
+      const env = { WEBHOOK_URL: standIn.webhookUrl, REDIS_URL: redis.url };
+      const before = await start({ ...env, SIGNUP_SECRET: oldSecret });
+      const page = await pageTokens(before.origin);
+      await before.stop();
+
+      const after = await start({ ...env, SIGNUP_SECRET: newSecret, SIGNUP_SECRET_PREVIOUS: oldSecret });
+      await afterMinimumTime(page);
+      const answer = await send(after.origin, {
+        ...pageFields(page),
+        email: "ana@exemplo.com.br",
+        challengeToken: page.question.token,
+        challengeAnswer: String(solveQuestion(page.question.text)),
+      });
+      expect([answer.status, answer.result.notice.title]).toEqual([200, "Cadastro realizado!"]);
+      expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
+    } finally {
+      await redis.stop();
+    }
+  });
+
   it("a time no secret of ours signed is never a silent success, and earns nothing a script could use", async () => {
     const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
     const fields = {

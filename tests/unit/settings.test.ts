@@ -75,6 +75,15 @@ describe("settings", () => {
     );
   });
 
+  it("takes the secret being replaced as SIGNUP_SECRET_PREVIOUS, never the current one again", () => {
+    expect(() => parseSettings({ SIGNUP_SECRET: "s".repeat(32), SIGNUP_SECRET_PREVIOUS: "s".repeat(32) })).toThrowError(
+      "Invalid configuration: SIGNUP_SECRET_PREVIOUS is the same as SIGNUP_SECRET: set it to the secret being replaced, or leave it unset",
+    );
+    expect(() => parseSettings({ SIGNUP_SECRET_PREVIOUS: "short" })).toThrowError(
+      "Invalid configuration: SIGNUP_SECRET_PREVIOUS must be at least 32 characters",
+    );
+  });
+
   it("queues sign-ups only with Redis to hold them and a webhook to deliver to", () => {
     const needs =
       "Invalid configuration: RELAY_MODE queued needs REDIS_URL (the queue lives in Redis) and WEBHOOK_URL (where it delivers)";
