@@ -110,9 +110,19 @@ export class DeliveryQueue {
     this.undeliveredKey = `${prefix}:${QUEUE_NAME}:undelivered`;
   }
 
-  /** One atomic step: a job is in Redis or not, never half there. */
+  /**
+   * One atomic step: a job is in Redis or not, never half there. BullMQ adds a job id once, so a retry of a sign-up
+   * whose enqueue was applied finds its job; but a dead letter under the same id (the address's earlier sign-up, whose
+   * day in the ledger is over) would swallow the new sign-up: it is replaced by it.
+   */
   readonly relay: Relay = async (submission, { key }) => {
     try {
+      const earlier = await this.queue.getJob(key);
+      if (earlier && (await earlier.isFailed())) {
+        // Gone already if another instance replaced it first; the add below then finds that one's job.
+        await earlier.remove().catch(() => undefined);
+        logEvent("delivery-dead-letter-replaced", { job: key, email: maskEmail(submission.email) });
+      }
       await this.queue.add("signup", { submission, retryFrom: Date.now() }, { ...JOB_OPTIONS, jobId: key });
       return { kind: "queued" };
     } catch (error) {
@@ -162,6 +172,14 @@ export class DeliveryQueue {
       },
     });
     this.worker.on("error", () => undefined);
+    // The lock of a job's worker lapsed (the instance died or froze mid-attempt): this one delivers it again, under
+    // the same Idempotency-Key, and says so (decision 016: at least once).
+    this.worker.on("stalled", (jobId) => {
+      void this.queue.getJob(jobId).then(
+        (job) => logEvent("delivery-taken-over", { job: jobId, email: loggedEmail(job?.data) }),
+        () => logEvent("delivery-taken-over", { job: jobId }),
+      );
+    });
   }
 
   /** Takes no new job, and waits for the attempts in flight, cutting those still running near the drain's end. */

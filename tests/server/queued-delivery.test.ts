@@ -338,10 +338,19 @@ describe("queued delivery", () => {
       await standIn.arrived("webhook", emails.length);
       doomed.process.kill("SIGKILL");
       standIn.webhook = { status: 200, text: "ok" };
-      await start();
-      // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again.
+      const survivor = await start();
+      // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again, saying so.
       await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
       expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+      const takenOver = survivor
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"event":"delivery-taken-over"'));
+      expect(takenOver.map((line) => (JSON.parse(line) as { email: string }).email).sort()).toEqual([
+        "d***@exemplo.com.br",
+        "t***@exemplo.com.br",
+        "u***@exemplo.com.br",
+      ]);
     },
     5 * DELIVERY_LOCK_MS,
   );
@@ -427,6 +436,31 @@ describe("queued delivery", () => {
     expect(await deadLetters("list")).toEqual({ code: 0, out: "no dead-lettered sign-ups" });
     expect(await deadLetters("drop", id)).toMatchObject({ code: 1 });
     expect(await deadLetters("purge")).toMatchObject({ code: 2 });
+  });
+
+  it("a later sign-up of an address whose earlier one is a dead letter replaces it and is delivered, and says so", async () => {
+    const app = await start();
+    standIn.webhook = { status: 400, text: "campo email ausente" };
+    await send(app, "de-novo@exemplo.com.br");
+    await until(async () => (await deadLetters("list")).out.includes("de-novo@"), { what: "the dead letter" });
+    // The day of the address's first sign-up is over: the ledger no longer knows it.
+    for (const key of (await redis().cli("--scan", "--pattern", "*:ledger:*")).split("\n").filter(Boolean)) {
+      await redis().cli("DEL", key);
+    }
+    standIn.webhook = { status: 200, text: "ok" };
+    expect((await send(app, "de-novo@exemplo.com.br", "P1_another-day")).status).toBe(200);
+    await delivered(1);
+    expect(
+      attemptsFor("de-novo@exemplo.com.br").map((hit) => [
+        hit.status,
+        (hit.body as { hcaptchaToken: string }).hcaptchaToken,
+      ]),
+    ).toEqual([
+      [400, "P1_de-novo@exemplo.com.br"],
+      [200, "P1_another-day"],
+    ]);
+    expect(await deadLetters("list")).toEqual({ code: 0, out: "no dead-lettered sign-ups" });
+    expect(app.output()).toMatch(/"event":"delivery-dead-letter-replaced".*"email":"d\*\*\*@exemplo\.com\.br"/);
   });
 
   it("two `retry --all` at once over 300 dead letters: each sign-up delivered once, both runs exit 0", async () => {
