@@ -27,6 +27,10 @@ const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 /** The list cannot be used to flood someone's inbox with the automation's confirmation e-mails. */
 const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
+/** The question's verdicts as refusals: its budgets hold for the deployment, so they close while Redis is away. */
+const refusalOf = (verdict: "allowed" | "limited" | "unavailable"): PlainCode | null =>
+  verdict === "allowed" ? null : verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
+
 /** Read once each: a second value would go unread, and could hide a filled bot trap behind an empty one. */
 const SINGLE_FIELDS = [...Object.values(FIELD), ...BOT_TRAP_FIELDS];
 
@@ -173,26 +177,41 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    // The budgets once the proof holds, and before the per-address ledger, so an address already listed spends and is
-    // refused alike: a refusal that only new addresses got would tell anyone who is on the list.
-    const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.overBudget(candidate));
+    // The deployment's budgets are spent by a relay alone, so answers that relay nothing new cannot exhaust them; an
+    // address already listed is refused exactly when they are, so a refusal tells nobody who is on the list.
+    const refusal =
+      (await this.verify(candidate, visit.deadline)) ??
+      (await this.senderShare(candidate)) ??
+      (await this.budgets(candidate, "peek"));
     if (refusal) return { code: refusal };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
-    const once = await this.emails.once(signupId, () => this.relayOnce(candidate, signupId, visit.deadline));
+    const once = await this.emails.once(signupId, async () => {
+      const spent = await this.budgets(candidate, "spend");
+      return spent ? { code: spent } : this.relayOnce(candidate, signupId, visit.deadline);
+    });
     if (once.kind === "unavailable") return { code: "store-unavailable", detail: once.why };
     return once.duplicate && isSuccess(once.outcome) ? { code: "known-email" } : once.outcome;
   }
 
-  /** The question's budget (its sender's share first) and the relay ceiling (direct mode); null when both allow. */
-  private async overBudget({ proof, address }: Candidate): Promise<PlainCode | null> {
+  /** What a correct answer to the question costs its sender's address, listed or not; null when its share allows. */
+  private async senderShare({ proof, address }: Candidate): Promise<PlainCode | null> {
+    if (proof.kind !== "question") return null;
+    return refusalOf(await this.questionRelays.shareOf(address));
+  }
+
+  /**
+   * The deployment's budgets: the question's relays and the relay ceiling (direct mode). `peek` asks whether they are
+   * left, `spend` takes one of each; null when they allow.
+   */
+  private async budgets({ proof }: Candidate, how: "peek" | "spend"): Promise<PlainCode | null> {
     if (proof.kind === "question") {
-      const verdict = await this.questionRelays.take(address);
-      if (verdict !== "allowed")
-        return verdict === "limited" ? "rate-limited-question-budget" : "question-store-unavailable";
+      const refusal = refusalOf(how === "peek" ? await this.questionRelays.open() : await this.questionRelays.spend());
+      if (refusal) return refusal;
     }
-    if (!this.delivery.queued && (await this.relayCeiling.take("all")).verdict !== "allowed")
-      return "rate-limited-relay-ceiling";
-    return null;
+    if (this.delivery.queued) return null;
+    const verdict =
+      how === "peek" ? await this.relayCeiling.peek("all") : (await this.relayCeiling.take("all")).verdict;
+    return verdict === "allowed" ? null : "rate-limited-relay-ceiling";
   }
 
   /** Null when the proof holds. Only a captcha costs a call, on its sender's rate (CaptchaVerifier). */

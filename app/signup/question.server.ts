@@ -6,33 +6,48 @@ import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
 export const QUESTION_TTL_MS = 10 * 60 * 1000;
 /** A rendered page and its question are shared by the visitors of one second: a handful, never a bot's supply. */
 const ANSWERS_PER_QUESTION = 3;
-/** A script solves the question in a line: however many it solves, this is all it gets through (decision 015). */
-export const QUESTION_RELAYS_PER_MINUTE = 10;
-/** One address's share of that budget a minute: a script at one address cannot shut the question for everyone. */
-export const QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE = 3;
+/**
+ * A script solves the question in a line: however many it solves, this is all it relays through it (decision 015).
+ * Spent only by a relay of an address not already listed, so answers that relay nothing new cannot close it.
+ */
+export const QUESTION_RELAYS_PER_MINUTE = 20;
+/**
+ * What one sender's address (IPv4, or IPv6 /64) may answer correctly, listed address or not: closing the question for
+ * everyone takes QUESTION_RELAYS_PER_MINUTE ÷ the first addresses a minute, and holding it closed for an hour
+ * 60 × QUESTION_RELAYS_PER_MINUTE ÷ the second (docs/signup.md, "Limits").
+ */
+export const QUESTION_ANSWERS_PER_ADDRESS = { perMinute: 2, perHour: 10 } as const;
+
+type Verdict = "allowed" | "limited" | "unavailable";
 
 /**
- * The question's relays, for the whole deployment (while Redis is away, none): the sender's address (clientKey) spends
- * its share first, so an address past it spends nothing of the budget everybody else shares.
+ * The question's budgets, for the whole deployment (while Redis is away, none). A correct answer spends its sender's
+ * share first; the deployment's relays are spent only by a relay, and a listed address only asks whether they are
+ * left, so it is refused exactly when a new one would be: a refusal tells nobody who is listed.
  */
 export function questionRelayBudget(state: SharedState) {
-  const perAddress = state.limit({
-    name: "question-relays-per-address",
-    points: QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE,
-    durationSeconds: 60,
-    whenAway: "refuse",
-  });
-  const overall = state.limit({
+  const share = [
+    { per: "minute", points: QUESTION_ANSWERS_PER_ADDRESS.perMinute, durationSeconds: 60 },
+    { per: "hour", points: QUESTION_ANSWERS_PER_ADDRESS.perHour, durationSeconds: 60 * 60 },
+  ].map(({ per, points, durationSeconds }) =>
+    state.limit({ name: `question-answers-per-address-${per}`, points, durationSeconds, whenAway: "refuse" }),
+  );
+  const relays = state.limit({
     name: "question-relays",
     points: QUESTION_RELAYS_PER_MINUTE,
     durationSeconds: 60,
     whenAway: "refuse",
   });
   return {
-    async take(address: string): Promise<"allowed" | "limited" | "unavailable"> {
-      const { verdict } = await perAddress.take(address);
-      return verdict === "allowed" ? (await overall.take("all")).verdict : verdict;
+    async shareOf(address: string): Promise<Verdict> {
+      for (const limit of share) {
+        const { verdict } = await limit.take(address);
+        if (verdict !== "allowed") return verdict;
+      }
+      return "allowed";
     },
+    open: () => relays.peek("all"),
+    spend: async () => (await relays.take("all")).verdict,
   };
 }
 

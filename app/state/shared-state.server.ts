@@ -3,9 +3,13 @@ import { BurstyRateLimiter, RateLimiterRes, type RateLimiterAbstract } from "rat
 // The sign-up's shared state, one interface over two stores: this process's memory (one instance) or Redis
 // (REDIS_URL, several acting as one); the pipeline cannot tell which it has (docs/decisions/007-…).
 
+type Verdict = "allowed" | "limited" | "unavailable";
+
 export type Limit = {
   /** Spends `points` (1) of `key`; `used` counts the points the key has spent in this window, these included. */
-  take(key: string, points?: number): Promise<{ verdict: "allowed" | "limited" | "unavailable"; used: number }>;
+  take(key: string, points?: number): Promise<{ verdict: Verdict; used: number }>;
+  /** Whether `key` could spend a point now, spending nothing. */
+  peek(key: string): Promise<Verdict>;
 };
 
 export type LimitSpec = {
@@ -63,21 +67,34 @@ export function ledgerEntry(value: string | null | undefined): LedgerEntry {
 /** `spec` in a store, by `limiter`: one limiter, or with a burst rate-limiter-flexible's BurstyRateLimiter of two. */
 export function limitOf(spec: LimitSpec, limiter: (spec: LimitSpec) => RateLimiterAbstract): Limit {
   const { burst, ...steady } = spec;
-  if (!burst) return limitOver(limiter(steady));
-  return limitOver(
-    new BurstyRateLimiter(limiter(steady), limiter({ ...steady, ...burst, name: `${spec.name}-burst` })),
-  );
+  const limiters = [limiter(steady)];
+  if (burst) limiters.push(limiter({ ...steady, ...burst, name: `${spec.name}-burst` }));
+  const [rate, burstOf] = limiters as [RateLimiterAbstract, RateLimiterAbstract?];
+  return limitOver(burstOf ? new BurstyRateLimiter(rate, burstOf) : rate, limiters);
 }
 
-/** rate-limiter-flexible rejects with its result when a key is spent, and with an Error when its store fails. */
-function limitOver(limiter: Pick<RateLimiterAbstract, "consume">): Limit {
+/**
+ * rate-limiter-flexible rejects with its result when a key is spent, and with an Error when its store fails. A key
+ * has room while any of `limiters` (the rate, then the burst) has.
+ */
+function limitOver(consumer: Pick<RateLimiterAbstract, "consume">, limiters: RateLimiterAbstract[]): Limit {
   return {
     async take(key, points = 1) {
       try {
-        return { verdict: "allowed", used: (await limiter.consume(key, points)).consumedPoints };
+        return { verdict: "allowed", used: (await consumer.consume(key, points)).consumedPoints };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return { verdict: "limited", used: rejection.consumedPoints };
         return { verdict: "unavailable", used: 0 };
+      }
+    },
+    async peek(key) {
+      try {
+        const used = await Promise.all(limiters.map((limiter) => limiter.get(key)));
+        // A memory record past its window may outlive it until its timer fires: counted as spent nothing.
+        const spent = used.map((result) => (result && result.msBeforeNext > 0 ? result.consumedPoints : 0));
+        return spent.some((points, index) => points < limiters[index]!.points) ? "allowed" : "limited";
+      } catch {
+        return "unavailable";
       }
     },
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
-import { QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE, QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
+import { QUESTION_ANSWERS_PER_ADDRESS, QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
 import { startRedis } from "../harness/real-servers";
 import { mapConcurrently, paced } from "../harness/wait";
 import { builtServerSuite, pressingAgain, siteverifyCallsAtMost, withCaptcha } from "./suite";
@@ -130,6 +130,11 @@ describe("the fallback question has a small budget of its own", () => {
     }
   }
 
+  /** A question nobody answered yet: the one a refused post (no valid e-mail, so nothing counted) hands back. */
+  async function freshQuestion(app: RunningApp, client: string) {
+    return (await answerQuestion(app, await scrape(app), "sem-arroba", { client })).result.question!;
+  }
+
   /** Spends the minute's budget: as many addresses as it allows (`{tag}0@…`, `{tag}1@…`), each relayed from its own. */
   async function spendBudget(app: RunningApp, tag: string) {
     for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++) {
@@ -141,7 +146,7 @@ describe("the fallback question has a small budget of its own", () => {
     const app = await start({ TRUST_PROXY: "1" });
     let tokens = await scrape(app);
     const answers: Array<{ status: number; title: string }> = [];
-    for (let attempt = 0; attempt < 24; attempt++) {
+    for (let attempt = 0; attempt < 32; attempt++) {
       const { status, result } = await answerQuestion(app, tokens, `alvo${attempt}@exemplo.com`, {
         client: `198.51.100.${attempt}`,
       });
@@ -157,18 +162,18 @@ describe("the fallback question has a small budget of its own", () => {
     // Each question takes three correct answers, and the fourth is handed a new one, until the budget is spent.
     const perQuestion = [relayedAnswer, relayedAnswer, relayedAnswer, spentQuestion];
     expect(answers).toEqual([
-      ...perQuestion,
-      ...perQuestion,
-      ...perQuestion,
+      ...Array<typeof perQuestion>(6).fill(perQuestion).flat(),
       relayedAnswer,
-      ...Array(11).fill(budgetSpent),
+      relayedAnswer,
+      // A refusal hands out a new question, which the solver takes.
+      ...Array(6).fill(budgetSpent),
     ]);
     const { result } = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "t-1" }, "203.0.113.50");
     expect(result.notice.title).toBe("Cadastro realizado!");
     expect(relayed()).toContain("pessoa@exemplo.com.br");
   });
 
-  it(`a script at one address gets ${QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE} of them a minute over every instance on one Redis: a visitor at another address still signs up through the question`, async () => {
+  it(`a script at one address gets ${QUESTION_ANSWERS_PER_ADDRESS.perMinute} of them a minute over every instance on one Redis: a visitor at another address still signs up through the question`, async () => {
     const redis = await startRedis();
     try {
       const env = { TRUST_PROXY: "1", REDIS_URL: redis.url };
@@ -181,19 +186,44 @@ describe("the fallback question has a small budget of its own", () => {
       }
       const person = await relayThroughQuestion(instances[0]!, "sem-js@exemplo.com.br", "203.0.113.50");
 
+      const { perMinute } = QUESTION_ANSWERS_PER_ADDRESS;
       expect(script).toEqual([
-        ...Array(QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE).fill([200, "Cadastro realizado!"]),
-        ...Array(QUESTION_RELAYS_PER_MINUTE - QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE).fill([
-          429,
-          "Muitos cadastros sem captcha",
-        ]),
+        ...Array(perMinute).fill([200, "Cadastro realizado!"]),
+        ...Array(QUESTION_RELAYS_PER_MINUTE - perMinute).fill([429, "Muitos cadastros sem captcha"]),
       ]);
       expect([person.status, person.result.notice.title]).toEqual([200, "Cadastro realizado!"]);
       expect(relayed()).toContain("sem-js@exemplo.com.br");
-      expect(relayed()).toHaveLength(QUESTION_RELAYS_PER_ADDRESS_PER_MINUTE + 1);
+      expect(relayed()).toHaveLength(perMinute + 1);
     } finally {
       await redis.stop();
     }
+  });
+
+  it("four addresses answering three questions each for one listed address do not close the question: a visitor without JavaScript at a fifth signs up", async () => {
+    const app = await start({ TRUST_PROXY: "1" });
+    const script: number[] = [];
+    for (let address = 1; address <= 4; address++)
+      for (let question = 0; question < 3; question++) {
+        const client = `198.51.100.${address}`;
+        const tokens = { ...(await scrape(app)), question: await freshQuestion(app, client) };
+        script.push((await answerQuestion(app, tokens, "sempre-a-mesma@exemplo.com", { client })).status);
+      }
+    // Each address's share, then 429 for it alone; one relay in all.
+    expect(script).toEqual(Array(4).fill([200, 200, 429]).flat());
+    const tokens = await scrape(app);
+    const page = await postSignup(
+      app.origin,
+      {
+        ...visitor(),
+        email: "sem-js@exemplo.com.br",
+        challengeToken: tokens.question.token,
+        challengeAnswer: String(solveQuestion(tokens.question.text)),
+      },
+      { client: "203.0.113.5" },
+    );
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Cadastro realizado!");
+    expect(relayed()).toEqual(["sempre-a-mesma@exemplo.com", "sem-js@exemplo.com.br"]);
   });
 
   it("once the budget is spent, an address already on the list is refused like a new one: the answer tells nobody who is listed", async () => {

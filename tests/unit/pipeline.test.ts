@@ -7,7 +7,12 @@ import { parseSettings, withSigningSecret } from "~/server/settings.server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
 import { Signup } from "~/signup/pipeline.server";
-import { FallbackQuestions, NUMBER_WORDS, QUESTION_TTL_MS } from "~/signup/question.server";
+import {
+  FallbackQuestions,
+  NUMBER_WORDS,
+  QUESTION_ANSWERS_PER_ADDRESS,
+  QUESTION_TTL_MS,
+} from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { memoryState } from "~/state/memory-state.server";
 import { freePort } from "../harness/app-server";
@@ -412,13 +417,39 @@ describe("the fallback question", () => {
   });
 
   it("one question takes three answers at most", async () => {
-    const signup = makeSignup();
+    const signup = makeSignup({ TRUST_PROXY: "1" });
     const proof = answered(signup);
     const statuses: number[] = [];
-    for (const email of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com", "d@exemplo.com"]) {
-      statuses.push((await submit(signup, { email, ...proof })).status);
+    for (const [index, email] of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com", "d@exemplo.com"].entries()) {
+      statuses.push((await submit(signup, { email, ...proof }, { "x-forwarded-for": `203.0.113.${index}` })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 400]);
+  });
+
+  it(`one sender's address answers ${QUESTION_ANSWERS_PER_ADDRESS.perMinute} a minute and ${QUESTION_ANSWERS_PER_ADDRESS.perHour} an hour, listed addresses or not; another address still signs up`, async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const at = (ip: string) => ({ "x-forwarded-for": ip });
+    /** Each answer to a question nobody else answered, for a new address unless told one. */
+    const answer = async (ip: string, email = `novo${++tokenCount}@exemplo.com`) => {
+      const { status } = await submit(signup, { email, ...answering(signup.formTokens().question!) }, at(ip));
+      vi.advanceTimersByTime(1_000); // a new render, so a new question
+      return status;
+    };
+    const minutes: number[][] = [];
+    for (let minute = 0; minute < 6; minute++) {
+      // Three a minute, the second always the same listed address: a share refuses it like a new one.
+      minutes.push([
+        await answer("198.51.100.7"),
+        await answer("198.51.100.7", "listada@exemplo.com"),
+        await answer("198.51.100.7"),
+      ]);
+      vi.advanceTimersByTime(60_000);
+    }
+    expect(minutes).toEqual([...Array(5).fill([200, 200, 429]), [429, 429, 429]]);
+    expect(await answer("203.0.113.9")).toBe(200);
+    vi.advanceTimersByTime(60 * 60_000);
+    expect(await answer("198.51.100.7")).toBe(200);
   });
 
   it("without Redis, a question relayed before a restart is expired after it, never relayed again", async () => {
