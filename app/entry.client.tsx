@@ -1,6 +1,7 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode, useLayoutEffect } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { BOOT_STATE } from "./components/deferred-boot";
 
 /**
  * Typing that React would answer by hydrating first. React 18 hydrates the whole page outside `<Suspense>` boundaries
@@ -41,14 +42,18 @@ function OnHydrated({ then }: { then: () => void }) {
   return null;
 }
 
-const passTypingToReact = keepTypingFromHydration();
-
-startTransition(() => {
-  hydrateRoot(
-    document,
-    <StrictMode>
-      <RemixBrowser />
-      <OnHydrated then={passTypingToReact} />
-    </StrictMode>,
-  );
-});
+/** The boot gave up waiting and the form works as without JavaScript, its question in place: React must not take it. */
+const html = document.documentElement;
+if (!html.dataset[BOOT_STATE]) {
+  html.dataset[BOOT_STATE] = "hydrating";
+  const passTypingToReact = keepTypingFromHydration();
+  startTransition(() => {
+    hydrateRoot(
+      document,
+      <StrictMode>
+        <RemixBrowser />
+        <OnHydrated then={passTypingToReact} />
+      </StrictMode>,
+    );
+  });
+}

@@ -16,19 +16,40 @@ type BootModules = {
 };
 
 /**
- * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
- * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes.
+ * How long the framework's modules may take to arrive once the boot starts before the form falls back to working as
+ * without JavaScript: a file that fails (404, 500, invalid JavaScript, a network error, an older build's hashes)
+ * falls back at once; one that never arrives, after this.
  */
-function bootWhenNear(trigger: BootTrigger, modules: BootModules) {
+export const BOOT_PATIENCE_MS = 10_000;
+
+/** `<html data-boot>`: `fallback` once the boot gave up; entry.client.tsx hydrates only without it, and marks `hydrating`. */
+export const BOOT_STATE = "boot";
+
+/**
+ * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
+ * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes. When that fails,
+ * the page becomes what it is without JavaScript: the `js-only` parts hidden, the form's `<noscript>` content (the
+ * question) put in place, a plain post; what the visitor typed stays.
+ */
+function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: number, state: string) {
+  const html = document.documentElement;
   // Scripts run here: what only they make work (`js-only`) is shown from the first paint, so hydration moves nothing.
-  document.documentElement.classList.add("js");
+  html.classList.add("js");
   const target = document.getElementById(trigger.near);
   if (!target) return;
+  const fallBack = () => {
+    if (html.dataset[state]) return; // hydrating, or fallen back already
+    html.dataset[state] = "fallback";
+    html.classList.remove("js");
+    for (const noscript of target.querySelectorAll("noscript"))
+      noscript.insertAdjacentHTML("afterend", noscript.textContent ?? "");
+  };
   let booted = false;
   const boot = () => {
     if (booted) return;
     booted = true;
     observer.disconnect();
+    setTimeout(fallBack, patienceMs);
     for (const href of modules.preload) {
       const link = document.createElement("link");
       link.rel = "modulepreload";
@@ -41,8 +62,9 @@ function bootWhenNear(trigger: BootTrigger, modules: BootModules) {
         (window as unknown as { __remixRouteModules: object }).__remixRouteModules = Object.fromEntries(
           modules.routes.map(([id], index) => [id, loaded[index]]),
         );
-        return import(modules.entry);
-      });
+        return html.dataset[state] ? undefined : import(modules.entry);
+      })
+      .catch(fallBack);
   };
   const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && boot(), {
     rootMargin: trigger.margin,
@@ -94,7 +116,7 @@ export function DeferredBoot() {
     return [
       `window.__remixContext = ${remix.serverHandoffString};`,
       `window.__remixManifest = ${scriptJson(partialManifest)};`,
-      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)});`,
+      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)}, ${BOOT_PATIENCE_MS}, "${BOOT_STATE}");`,
     ].join("\n");
   });
   if (!trigger) return null;

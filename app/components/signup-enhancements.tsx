@@ -13,6 +13,10 @@ type Props = {
   siteKey: string;
   result: SignupResult | undefined;
   onToken: (token: string) => void;
+  /** The toasts are on the page. */
+  onMounted: () => void;
+  /** The widget is on screen. */
+  onShown: () => void;
   /** hCaptcha's script could not be loaded: the form offers the fallback question instead. */
   onUnavailable: () => void;
   hidden: boolean;
@@ -22,9 +26,19 @@ type Props = {
  * The client-only half of the sign-up form, split into its own chunk: the hCaptcha widget (never server-rendered, so no
  * hydration mismatch) and the toasts that announce each result.
  */
-export default function SignupEnhancements({ siteKey, result, onToken, onUnavailable, hidden }: Props) {
+export default function SignupEnhancements({
+  siteKey,
+  result,
+  onToken,
+  onMounted,
+  onShown,
+  onUnavailable,
+  hidden,
+}: Props) {
   const captchaRef = useRef<HCaptcha>(null);
   const [compact] = useState(() => window.matchMedia(COMPACT_WIDGET_QUERY).matches);
+
+  useEffect(onMounted, [onMounted]);
 
   useEffect(() => {
     if (!result) return;
@@ -53,6 +67,7 @@ export default function SignupEnhancements({ siteKey, result, onToken, onUnavail
           languageOverride="pt-BR"
           reCaptchaCompat={false}
           sentry={false}
+          onLoad={onShown}
           onVerify={(token) => onToken(token)}
           onExpire={() => onToken("")}
           onError={(code) => {

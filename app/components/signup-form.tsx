@@ -1,5 +1,6 @@
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { ErrorBoundary } from "react-error-boundary";
 import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
 import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
 import { BotTrapFields } from "./bot-trap-fields";
@@ -8,6 +9,12 @@ import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
 
 /** hCaptcha and the toasts: loaded once the page has booted, which waits for the visitor to come near the form. */
 const SignupEnhancements = lazy(() => import("./signup-enhancements"));
+/**
+ * How long the captcha may take to appear once the page is hydrated (its chunk, then hCaptcha's script, retries
+ * included) before the question is offered in its place: a file that never arrives must not leave the visitor
+ * reading "Carregando…" with no way to sign up.
+ */
+export const CAPTCHA_PATIENCE_MS = 10_000;
 
 const FORM_ID = "signup-form";
 
@@ -46,6 +53,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const newResult = result === resultInPlace ? undefined : result;
   const [captchaToken, setCaptchaToken] = useState("");
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
+  const [captchaShown, setCaptchaShown] = useState(false);
+  /** The toasts are on the page: results are announced there, not in place. */
+  const [toasting, setToasting] = useState(false);
   /** The visitor asked for the question instead of the captcha (hCaptcha shuts out many screen-reader users). */
   const [questionChosen, setQuestionChosen] = useState(false);
 
@@ -60,6 +70,12 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   useEffect(() => {
     if (newResult?.ok) formRef.current?.reset();
   }, [newResult]);
+
+  useEffect(() => {
+    if (!hydrated || captchaShown) return;
+    const timer = setTimeout(() => setCaptchaUnavailable(true), CAPTCHA_PATIENCE_MS);
+    return () => clearTimeout(timer);
+  }, [hydrated, captchaShown]);
 
   // The control that asked for the question is gone: the cursor goes where the answer is typed.
   useEffect(() => {
@@ -111,15 +127,20 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
 
       <input type="hidden" name={FIELD.captchaToken} value={captchaToken} />
       {hydrated ? (
-        <Suspense fallback={captchaPlaceholder}>
-          <SignupEnhancements
-            siteKey={captchaSiteKey}
-            result={newResult}
-            onToken={setCaptchaToken}
-            onUnavailable={() => setCaptchaUnavailable(true)}
-            hidden={showQuestion}
-          />
-        </Suspense>
+        // Its chunk failing to load (a 404 after a redeploy, a network error) leaves the question, the e-mail kept.
+        <ErrorBoundary fallback={null} onError={() => setCaptchaUnavailable(true)}>
+          <Suspense fallback={captchaPlaceholder}>
+            <SignupEnhancements
+              siteKey={captchaSiteKey}
+              result={newResult}
+              onToken={setCaptchaToken}
+              onMounted={() => setToasting(true)}
+              onShown={() => setCaptchaShown(true)}
+              onUnavailable={() => setCaptchaUnavailable(true)}
+              hidden={showQuestion}
+            />
+          </Suspense>
+        </ErrorBoundary>
       ) : (
         captchaPlaceholder
       )}
@@ -138,8 +159,8 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       </noscript>
 
       {/* A post without JavaScript gets no toast: its outcome is rendered here by the server, and stays through
-          hydration until the next result. */}
-      {result && !newResult ? (
+          hydration until the next result. So does every result while the toasts could not load. */}
+      {result && (!newResult || !toasting) ? (
         <div
           role={result.ok ? "status" : "alert"}
           className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}

@@ -1,0 +1,103 @@
+import type { Page, Route } from "@playwright/test";
+import { BOOT_PATIENCE_MS } from "~/components/deferred-boot";
+import { CAPTCHA_PATIENCE_MS } from "~/components/signup-form";
+import { solveQuestion } from "../harness/question-solver";
+import { fakeHcaptcha, HCAPTCHA_SCRIPT } from "./support/fake-hcaptcha";
+import { APP_SCRIPT, expect, expectSignedUpOnce, signupForm, test, uniqueEmail } from "./fixtures";
+
+/**
+ * Every file the page fetches can fail. Whichever does, the visitor is left, without a press, a form that signs up
+ * (the question in place of the captcha), and what they typed first stays.
+ */
+
+const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
+
+/** Types the address (which boots the page), then answers the question once it is offered, and presses 'Cadastrar'. */
+async function signUpThroughQuestion(page: Page, email: string, offered: () => Promise<void> = async () => {}) {
+  const form = signupForm(page);
+  await form.email.fill(email);
+  await offered();
+  const question = page.getByText(QUESTION);
+  await expect(question).toBeVisible();
+  await page.getByLabel(QUESTION).fill(String(solveQuestion((await question.textContent())!)));
+  await expect(form.email).toHaveValue(email);
+  await form.press();
+}
+
+/** Never answers: a request the network lost. */
+const never = () => new Promise<void>(() => {});
+
+const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => Promise<void> }> = [
+  {
+    what: "the route's module answers 500",
+    files: /\/build\/routes\/_index-[^/]+\.js$/,
+    answer: (route) => route.fulfill({ status: 500, body: "Internal Server Error" }),
+  },
+  {
+    what: "entry.client is not valid JavaScript",
+    files: /\/build\/entry\.client-[^/]+\.js$/,
+    answer: (route) => route.fulfill({ status: 200, contentType: "text/javascript", body: "export default {" }),
+  },
+  {
+    what: "every module answers 404 (a tab left open over a redeploy)",
+    files: APP_SCRIPT,
+    answer: (route) => route.fulfill({ status: 404, body: "Not Found" }),
+  },
+  {
+    what: "a module's connection fails",
+    files: /\/build\/_shared\/[^/]+\.js$/,
+    answer: (route) => route.abort("connectionreset"),
+  },
+  {
+    what: "the captcha-and-toasts chunk answers 404",
+    files: /signup-enhancements-[^/]+\.js$/,
+    answer: (route) => route.fulfill({ status: 404, body: "Not Found" }),
+  },
+];
+
+test.beforeEach(async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await fakeHcaptcha(page);
+});
+
+for (const { what, files, answer } of failures) {
+  test(`${what}: the visitor signs up through the question, with the e-mail typed first`, async ({ page, standIn }) => {
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.route(files, answer);
+    await page.goto("/");
+    const email = uniqueEmail("arquivo");
+    await signUpThroughQuestion(page, email);
+    await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+    // Nothing the visitor cannot see went wrong: a file that failed is not a crash of the page's own code.
+    expect(errors.filter((message) => !/import|module|fetch|Unexpected end/i.test(message))).toEqual([]);
+  });
+}
+
+test("a module that never arrives: after the boot's patience the form works without it", async ({ page, standIn }) => {
+  await page.clock.install();
+  await page.route(/\/build\/routes\/_index-[^/]+\.js$/, never);
+  await page.goto("/");
+  const email = uniqueEmail("parado");
+  await signUpThroughQuestion(page, email, async () => {
+    await expect(page.getByText(QUESTION)).toBeHidden();
+    await page.clock.fastForward(BOOT_PATIENCE_MS);
+  });
+  await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+});
+
+test("hCaptcha's script that never arrives: after the captcha's patience the question takes its place", async ({
+  page,
+  standIn,
+}) => {
+  await page.clock.install();
+  await page.unroute(HCAPTCHA_SCRIPT);
+  await page.route(HCAPTCHA_SCRIPT, never);
+  await page.goto("/");
+  const email = uniqueEmail("sem-captcha");
+  await signUpThroughQuestion(page, email, async () => {
+    await expect(page.getByText("Carregando verificação anti-robô…")).toBeVisible();
+    await page.clock.fastForward(CAPTCHA_PATIENCE_MS);
+  });
+  await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+});
