@@ -196,6 +196,18 @@ export const content = {
     link: "Return to Home",
     metaTitle: `Página não encontrada — ${NAME}`,
   },
+  /**
+   * The pages the load balancer answers by itself (deploy/nginx.conf), without the apps: past its limit on one
+   * connection's posts, or with no instance answering. Visitors without JavaScript read them instead of the form.
+   */
+  balancer: {
+    unavailable: {
+      title: "Serviço indisponível no momento",
+      description: "Não conseguimos atender agora. Aguarde alguns segundos e tente de novo.",
+    },
+    keepTyped: "O botão Voltar do navegador costuma trazer de volta o e-mail que você digitou.",
+    link: "Voltar ao formulário",
+  },
   /** What the root's error boundary shows when a page cannot be rendered. */
   error: {
     title: "Algo deu errado",

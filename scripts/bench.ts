@@ -14,6 +14,8 @@
  *   frame       the first frame of / at 4× CPU slowdown: main-thread style, layout and paint up to the first
  *               contentful paint, and the longest task among them
  *   tap         the first tap on the e-mail field at 4× CPU slowdown, while the boot loads what it loads
+ *   neighbours  a bot posting forged tokens at 50 a second behind one carrier address beside 20 genuine
+ *               visitors there, through the shipped nginx to two queued instances: who signs up, on which press
  * `npm run bench -- --only=levels,render` runs some; all by default. Uses wrk when installed,
  * autocannon otherwise. BENCH_SECONDS sets each GET run (default 10); BENCH_TAPS the taps (default 7);
  * BENCH_FRAMES the page loads of `frame` (default 11).
@@ -36,11 +38,12 @@ import { compressionLevels } from "./lib/compression-levels";
 import { firstFrame, type FirstFrame } from "./lib/first-frame";
 import { firstTap, type FirstTap } from "./lib/first-tap";
 import { freshAndCachedFirstByte } from "./lib/fresh-render";
+import { neighbours } from "./lib/neighbours";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TAPS = Number(process.env.BENCH_TAPS ?? 7);
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 11);
-const SECTIONS = ["levels", "render", "get", "signup", "frame", "tap"] as const;
+const SECTIONS = ["levels", "render", "get", "signup", "frame", "tap", "neighbours"] as const;
 type Section = (typeof SECTIONS)[number];
 const { values: options } = parseArgs({ options: { only: { type: "string" } } });
 const chosen = new Set((options.only?.split(",") ?? SECTIONS) as Section[]);
@@ -414,6 +417,22 @@ async function printFrame(origin: string) {
   console.log(`| paint | ${row("paint")} |`);
 }
 
+async function printNeighbours() {
+  console.log(
+    "\nA bot at 50 forged posts a second and 20 genuine visitors behind one address (each presses twice at most)",
+  );
+  console.log(
+    "| visitors | signed up on the first press | on the second | refused twice | what refusals read | bot posts | siteverify calls |",
+  );
+  console.log("|---|---:|---:|---:|---|---:|---:|");
+  for (const javascript of [true, false]) {
+    const figures = await neighbours({ javascript });
+    console.log(
+      `| ${javascript ? "with" : "without"} JavaScript | ${figures.firstPress} | ${figures.secondPress} | ${figures.refusedTwice} | ${JSON.stringify(figures.refusals)} | ${figures.botPosts} | ${figures.siteverifyCalls} |`,
+    );
+  }
+}
+
 async function main() {
   if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
@@ -429,6 +448,7 @@ async function main() {
     if (chosen.has("signup")) await printSignup(rig);
     if (chosen.has("frame")) await printFrame(origin);
     if (chosen.has("tap")) await printTap(origin);
+    if (chosen.has("neighbours")) await printNeighbours();
   } finally {
     await rig.stop();
     for (const child of children) child.kill("SIGTERM");

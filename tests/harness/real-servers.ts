@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { BALANCER_PAGES_FOLDER } from "~/page/balancer-pages.server";
 import { freePort } from "./app-server";
 import { findProgram } from "./programs";
 import { waitForPort } from "./wait";
@@ -97,8 +98,9 @@ export type RunningNginx = {
   stop: () => Promise<void>;
 };
 
-/** The load balancer's configuration shipped with compose.yaml. */
+/** The load balancer's configuration shipped with compose.yaml, and its own error pages. */
 export const DEPLOY_NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.url));
+const BALANCER_PAGES = fileURLToPath(new URL(`../../${BALANCER_PAGES_FOLDER}`, import.meta.url));
 
 /**
  * nginx as the load balancer in front of `upstreams` (origins), with the very
@@ -113,9 +115,9 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   mkdirSync(join(dir, "tmp"));
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
-  const servers = upstreams
-    .map((origin) => `    server ${new URL(origin).host} max_fails=1 fail_timeout=10s;`)
-    .join("\n");
+  // The shipped servers' parameters, on the given hosts.
+  const parameters = /^\s*server \S+:3000 (.*);$/m.exec(shipped)?.[1] ?? "";
+  const servers = upstreams.map((origin) => `    server ${new URL(origin).host} ${parameters};`).join("\n");
   const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
     .map((kind) => `${kind}_temp_path ${dir}/tmp;`)
     .join(" ");
@@ -123,8 +125,14 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
     .replace(/^(\s*server \S+:3000 .*\n)+/m, `${servers}\n`)
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
     .replace(/^http \{$/m, `http {\n  ${temp}`)
-    .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`);
-  if (config.includes(":3000 ") || !config.includes(String(port)) || !config.includes(`${dir}/page-cache`))
+    .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)
+    .replace(/alias \/usr\/share\/nginx\/balancer-pages\//, `alias ${BALANCER_PAGES}/`);
+  if (
+    config.includes(":3000 ") ||
+    !config.includes(String(port)) ||
+    !config.includes(`${dir}/page-cache`) ||
+    !config.includes(BALANCER_PAGES)
+  )
     throw new Error("deploy/nginx.conf changed shape");
   writeFileSync(join(dir, "nginx.conf"), config);
   const child = spawn(

@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
-import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
+import { DEPLOY_NGINX_CONF, startNginxBalancer, type RunningNginx } from "../harness/real-servers";
 import { postSignup } from "../harness/signup-client";
 import { until } from "../harness/wait";
 import { builtServerSuite } from "./suite";
@@ -18,7 +18,7 @@ import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
  */
 
 const METRICS_TOKEN = "balancer-metrics-token-0123456789";
-const { start, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl, METRICS_TOKEN }));
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl, METRICS_TOKEN }));
 
 const balancers: RunningNginx[] = [];
 afterEach(async () => {
@@ -232,6 +232,38 @@ function appConnections(port: number, state: string): number {
 }
 
 describe("the balancer's connections to the apps", () => {
+  it("an instance that is gone costs visitors nothing: its refused connections go to another, GETs and sign-ups alike", async () => {
+    const instances = [await start({ TRUST_PROXY: "1" }), await start({ TRUST_PROXY: "1" })];
+    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    balancers.push(balancer);
+    instances[1]!.process.kill("SIGKILL");
+    await instances[1]!.stop();
+    const answers: number[] = [];
+    for (let index = 0; index < 10; index++) {
+      answers.push((await fetch(`${balancer.origin}/?visita=${index}`)).status);
+      const email = `depois-da-queda${index}@exemplo.com.br`;
+      answers.push(
+        (
+          await postSignup(
+            balancer.origin,
+            { ...visitor(), email, hcaptchaToken: `t-${index}` },
+            { client: `203.0.113.${index}` },
+          )
+        ).status,
+      );
+    }
+    expect(answers).toEqual(Array(20).fill(200));
+    expect(standIn.relayedEmails()).toHaveLength(10);
+  });
+
+  // nginx counts an answer slower than proxy_read_timeout against its instance whatever proxy_next_upstream says: any
+  // max_fails took instances out for being slow, and under load all of them ("no live upstreams", 502 for everyone).
+  it("never takes an instance out of rotation: no upstream server of the shipped file counts failures", () => {
+    const servers = readFileSync(DEPLOY_NGINX_CONF, "utf8").match(/^\s*server \S+:\d+.*$/gm)!;
+    expect(servers.length).toBeGreaterThan(1);
+    for (const server of servers) expect(server).toMatch(/ max_fails=0;$/);
+  });
+
   // The apps closed a connection idle for 5 s (Node's own keep-alive). While nginx kept them longer, a post it sent as
   // the app closed one was reset, and nginx retries no POST: the visitor read nginx's English 502 (8 of 80 posts sent
   // 5 s apart), and the instance was taken out of rotation for 10 s.

@@ -139,7 +139,37 @@ describe("the fallback question across a restart without Redis", () => {
   });
 });
 
+/** What a visitor without JavaScript reads on a page the balancer wrote: its words, and the way back to the form. */
+async function expectBalancerPage(response: Response, status: number, title: string) {
+  const html = await response.text();
+  expect([response.status, response.headers.get("content-type"), response.headers.get("cache-control")]).toEqual([
+    status,
+    "text/html; charset=utf-8",
+    "no-store",
+  ]);
+  expect(html).toContain(`<h1>${title}</h1>`);
+  expect(html).toContain('<a href="/#cadastro">Voltar ao formulário</a>');
+}
+
 describe("the shipped nginx configuration sheds floods", () => {
+  it("without JavaScript, its own 429 past the burst and its 502 with no instance answering are pages in Portuguese that lead back to the form", async () => {
+    const app = await start();
+    const balancer = await startNginxBalancer([app.origin]);
+    try {
+      const burst = await Promise.all(
+        Array.from({ length: 80 }, () =>
+          postSignup(balancer.origin, form("sem-js@exemplo.com.br", ""), { from: "127.0.0.4" }),
+        ),
+      );
+      const shed = burst.find((response) => response.status === 429)!;
+      await expectBalancerPage(shed, 429, "Muitas tentativas");
+      await app.stop();
+      await expectBalancerPage(await fetch(`${balancer.origin}/`), 502, "Serviço indisponível no momento");
+    } finally {
+      await balancer.stop();
+    }
+  });
+
   it("one address far over the limit gets 429 from nginx while another address signs up", async () => {
     const instances = [await start(), await start()];
     const balancer = await startNginxBalancer(instances.map((app) => app.origin));
@@ -154,7 +184,7 @@ describe("the shipped nginx configuration sheds floods", () => {
           return { status: response.status, text: await response.text() };
         }),
       );
-      const shed = flood.filter(({ status, text }) => status === 429 && text.includes("nginx"));
+      const shed = flood.filter(({ status, text }) => status === 429 && text.includes("<title>Muitas tentativas"));
       // 60 at once (the burst) and 10 a second reach the apps; the rest never do.
       expect(shed.length).toBeGreaterThan(400);
       expect(standIn.received.siteverify.length).toBeLessThan(200);

@@ -1,0 +1,49 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { content, SIGNUP_SECTION_ID } from "~/content";
+import { theme } from "../../tailwind.config";
+
+/** Where deploy/nginx.conf finds them, and what each answers: they are written by `npm run build`. */
+export const BALANCER_PAGES_FOLDER = "deploy/balancer-pages";
+
+const { brand, ink } = theme.extend.colors;
+
+/** A few rules of the page's own look, inline: the balancer's page fetches nothing. */
+const STYLE = [
+  `body{margin:0;font-family:${theme.extend.fontFamily.sans.join(",")};color:${ink[900]};background:${brand[50]}}`,
+  "main{max-width:32rem;margin:0 auto;padding:3rem 1.5rem;line-height:1.5}",
+  "h1{font-size:1.5rem;margin:0 0 .75rem}",
+  `p{margin:0 0 1rem;color:${ink[700]}}`,
+  `a{display:inline-block;margin-top:.5rem;padding:.75rem 1.25rem;border-radius:.75rem;background:${brand[700]};color:#fff;font-weight:700;text-decoration:none}`,
+].join("");
+
+function BalancerPage({ title, description }: { title: string; description: string }) {
+  return (
+    <html lang="pt-BR">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>{`${title} — ${content.site.name}`}</title>
+        <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+      </head>
+      <body>
+        <main>
+          <h1>{title}</h1>
+          <p>{description}</p>
+          <p>{content.balancer.keepTyped}</p>
+          <a href={`/#${SIGNUP_SECTION_ID}`}>{content.balancer.link}</a>
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** The pages by file name: `busy` for the balancer's own 429, `unavailable` for its 502 and 504. */
+export function balancerPages(): Record<string, string> {
+  const page = (notice: { title: string; description: string }) =>
+    `<!DOCTYPE html>${renderToStaticMarkup(<BalancerPage {...notice} />)}\n`;
+  return {
+    "busy.html": page(content.messages.tooMany),
+    "unavailable.html": page(content.balancer.unavailable),
+  };
+}
