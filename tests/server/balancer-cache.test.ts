@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { DEPLOY_NGINX_CONF, startNginxBalancer, type RunningNginx } from "../harness/real-servers";
-import { postSignup } from "../harness/signup-client";
+import { postSignup, signUp } from "../harness/signup-client";
 import { until } from "../harness/wait";
 import { builtServerSuite } from "./suite";
 import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
@@ -254,6 +254,30 @@ describe("the balancer's connections to the apps", () => {
     }
     expect(answers).toEqual(Array(20).fill(200));
     expect(standIn.relayedEmails()).toHaveLength(10);
+  });
+
+  it("one sign-up whose webhook takes 9 s gives no other visitor a 502 or 504 meanwhile, and its own visitor the app's answer", async () => {
+    const instances = [await start({ TRUST_PROXY: "1" }), await start({ TRUST_PROXY: "1" })];
+    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    balancers.push(balancer);
+    standIn.webhook = { status: 200, text: "ok", delayMs: 9_000 };
+    const slow = signUp(
+      balancer.origin,
+      { ...visitor(), email: "lenta@exemplo.com.br", hcaptchaToken: "t-lenta" },
+      { client: "203.0.113.99" },
+    );
+    await standIn.arrived("webhook");
+    standIn.webhook = { status: 200, text: "ok" };
+    const others: number[] = [];
+    for (let index = 0; index < 10; index++) {
+      others.push((await fetch(`${balancer.origin}/?visita=${index}`)).status);
+      const fields = { ...visitor(), email: `outra${index}@exemplo.com.br`, hcaptchaToken: `t-${index}` };
+      others.push((await signUp(balancer.origin, fields, { client: `203.0.113.${index}` })).status);
+    }
+    expect(others).toEqual(Array(20).fill(200));
+    // The app cuts the webhook short and answers: 'Falha ao enviar' from the app, never the balancer's 504.
+    const { status, result } = await slow;
+    expect([status, result.notice.title]).toEqual([502, "Falha ao enviar"]);
   });
 
   // nginx counts an answer slower than proxy_read_timeout against its instance whatever proxy_next_upstream says: any
