@@ -1,7 +1,8 @@
 /**
  * `npm test`'s set-up (its `pretest`): the suites need more than Node and npm —
- * Chromium for Playwright and Lighthouse, Java for the Nu HTML Checker, and
- * Debian's redis-server and nginx for the cluster suites. Each is looked for
+ * Chromium for Playwright and Lighthouse, Java for the Nu HTML Checker,
+ * Debian's redis-server and nginx for the cluster suites, and promtool (in
+ * Debian's prometheus package) for the alert rules. Each is looked for
  * first; what is missing is installed where that is possible (Debian's
  * packages when running as root on Debian, Playwright's installer for
  * Chromium elsewhere), else the run stops with one line saying what to run.
@@ -33,6 +34,12 @@ const TOOLS: Tool[] = [
     elsewhere: "install Redis 6 or later",
   },
   { name: "nginx", found: () => findProgram("nginx"), debianPackage: "nginx", elsewhere: "install nginx" },
+  {
+    name: "promtool (for the alert rules)",
+    found: () => findProgram("promtool"),
+    debianPackage: "prometheus",
+    elsewhere: "install Prometheus 2.42 or later, whose release archive holds promtool, and put it on PATH",
+  },
 ];
 
 const rootOnDebian = process.getuid?.() === 0 && existsSync("/etc/debian_version") && existsSync("/usr/bin/apt-get");

@@ -14,6 +14,13 @@ export function answerBeforeRemix(path: string, answer: EarlyAnswer): void {
   earlyAnswers.set(path, answer);
 }
 
+let answered: (status: number, path: string) => void = () => {};
+
+/** Told the status and path of every answer sent, the guards' own refusals included (for /metrics). */
+export function onEachAnswer(listener: (status: number, path: string) => void): void {
+  answered = listener;
+}
+
 /** Remix cannot even build a Request for TRACE or TRACK. */
 const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /** remix-serve's own default when PORT is unset. */
@@ -57,6 +64,8 @@ export function installServerPlumbing(): void {
     const listener = args.find((arg) => typeof arg === "function") as http.RequestListener | undefined;
     const options = args.find((arg) => typeof arg === "object") as http.ServerOptions | undefined;
     const server = createServer({ ...BODY_DEADLINE, ...IDLE_CONNECTION_KEPT, ...options }, (request, response) => {
+      const path = (request.url ?? "").split("?", 1)[0]!;
+      response.once("finish", () => answered(response.statusCode, path));
       lingerBeforeClosing(request);
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";

@@ -3,6 +3,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 type QueueWatch = { counts(): Promise<Record<string, number>>; oldestUndeliveredMs(): Promise<number> };
+export type SiteverifyResult = "valid" | "invalid" | "error" | "timeout";
+
+const WEBHOOK_RESULTS = ["2xx", "4xx", "429", "5xx", "timeout", "network"];
+const SITEVERIFY_RESULTS: SiteverifyResult[] = ["valid", "invalid", "error", "timeout"];
+const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx"];
 
 /** The figures ops watch (docs/delivery.md, "Metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {
@@ -19,6 +24,18 @@ export class Metrics {
     labelNames: ["result"],
     registers: [this.registry],
   });
+  private readonly siteverifyCalls = new Counter({
+    name: "siteverify_calls_total",
+    help: "hCaptcha siteverify calls by result (valid, invalid, error, timeout)",
+    labelNames: ["result"],
+    registers: [this.registry],
+  });
+  private readonly answers = new Counter({
+    name: "http_responses_total",
+    help: "Answers to visitors (not to probes or scrapes), by status class (2xx, 3xx, 4xx, 5xx)",
+    labelNames: ["status_class"],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: "signup_delivery_seconds",
     help: "From a sign-up's acceptance to the webhook's 2xx",
@@ -28,11 +45,29 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // Shown at 0 from the start: Prometheus's increase() misses the first count of a series that appears later.
+    for (const result of WEBHOOK_RESULTS) this.attempts.inc({ result }, 0);
+    for (const result of SITEVERIFY_RESULTS) this.siteverifyCalls.inc({ result }, 0);
+    for (const status_class of STATUS_CLASSES) this.answers.inc({ status_class }, 0);
   }
 
   readonly signup = (outcome: string) => this.signups.inc({ outcome });
   readonly attempt = (result: string) => this.attempts.inc({ result });
   readonly delivered = (latencyMs: number) => this.latency.observe(latencyMs / 1000);
+  readonly siteverify = (result: SiteverifyResult) => this.siteverifyCalls.inc({ result });
+  readonly answered = (status: number) => this.answers.inc({ status_class: `${Math.floor(status / 100)}xx` });
+
+  /** 1 while `unready` finds nothing wrong (what /readyz answers), read at each scrape. */
+  watchReadiness(unready: () => Promise<string | null>): void {
+    new Gauge({
+      name: "instance_ready",
+      help: "1 while /readyz answers ready, 0 while it answers 503",
+      registers: [this.registry],
+      async collect() {
+        this.set((await unready().catch(() => "unknown")) === null ? 1 : 0);
+      },
+    });
+  }
 
   /** The queue's figures, read at each scrape. */
   watch(queue: QueueWatch): void {

@@ -3,7 +3,7 @@ import { warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
-import { answerBeforeRemix } from "./guards.server";
+import { answerBeforeRemix, onEachAnswer } from "./guards.server";
 import { Metrics } from "./metrics.server";
 import {
   exitOnConfigError,
@@ -22,6 +22,9 @@ export const settings = loadSettings();
 
 const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
+/** Answered to probes and scrapes, not to visitors: a readiness probe's 503 is no visitor's error. */
+const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics"]);
+onEachAnswer((status, path) => NOT_VISITORS.has(path) || metrics.answered(status));
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
 /** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
@@ -41,6 +44,14 @@ if (redis && !delivery.queued)
     () => undefined,
   );
 
-export const signup = orExitOnConfigError(
-  () => new Signup(withSigningSecret(settings), state, delivery, (code) => metrics.signup(code)),
-);
+export const signup = orExitOnConfigError(() => new Signup(withSigningSecret(settings), state, delivery, metrics));
+
+/**
+ * Why this instance cannot take sign-ups as promised now (Redis unreachable or refusing writes, or evicting keys in
+ * queued mode, or the local sign-ups file unwritable), or null: what /readyz answers, and `instance_ready`.
+ */
+export async function unreadiness(): Promise<string | null> {
+  const [sinkOk, storeUnready, refusal] = await Promise.all([delivery.healthy(), state.unready(), delivery.refusal()]);
+  return storeUnready ?? refusal ?? (sinkOk ? null : "SIGNUPS_FILE cannot be written");
+}
+metrics.watchReadiness(unreadiness);

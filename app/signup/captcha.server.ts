@@ -1,4 +1,5 @@
-import { postWithDeadline } from "~/server/http-client.server";
+import { failureReason, postWithDeadline } from "~/server/http-client.server";
+import type { Metrics, SiteverifyResult } from "~/server/metrics.server";
 import type { Limit, SharedState } from "~/state/shared-state.server";
 
 /** Waiting for a turn included; past it the sign-up fails closed. */
@@ -27,6 +28,7 @@ export class CaptchaVerifier {
   constructor(
     private readonly options: { secret: string; siteKey: string; verifyUrl: string },
     state: SharedState,
+    private readonly metrics?: Pick<Metrics, "siteverify">,
   ) {
     // While Redis is away each instance counts on its own.
     this.callsPerAddress = state.limit({
@@ -47,6 +49,12 @@ export class CaptchaVerifier {
   }
 
   private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<SiteverifyAnswer> {
+    const result = await this.call(token, remoteIp, timeoutMs);
+    this.metrics?.siteverify(result);
+    return result === "valid" || result === "invalid" ? result : "unreachable";
+  }
+
+  private async call(token: string, remoteIp: string | null, timeoutMs: number): Promise<SiteverifyResult> {
     const { secret, siteKey, verifyUrl } = this.options;
     const form = new URLSearchParams({ secret, response: token, sitekey: siteKey });
     if (remoteIp) form.set("remoteip", remoteIp);
@@ -57,11 +65,11 @@ export class CaptchaVerifier {
         timeoutMs,
         maxBodyBytes: SITEVERIFY_ANSWER_BYTES,
       });
-      if (!answer.ok || answer.cut) return "unreachable";
+      if (!answer.ok || answer.cut) return "error";
       const verdict = JSON.parse(answer.text) as { success?: unknown };
       return verdict.success === true ? "valid" : "invalid";
-    } catch {
-      return "unreachable";
+    } catch (error) {
+      return failureReason(error) === "timeout" ? "timeout" : "error";
     }
   }
 }

@@ -3,6 +3,7 @@ import { perSharedRender } from "~/page/shared-render.server";
 import { clientAddress, clientKey } from "~/server/client-address.server";
 import { canAdmitSignup, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail } from "~/server/log.server";
+import type { Metrics } from "~/server/metrics.server";
 import type { SignedSettings } from "~/server/settings.server";
 import type { SharedState } from "~/state/shared-state.server";
 import { BOT_TRAP_FIELDS, BotTrap } from "./bot-trap.server";
@@ -77,13 +78,13 @@ export class Signup {
     private readonly settings: SignedSettings,
     state: SharedState,
     private readonly delivery: Delivery,
-    /** Told each outcome (for /metrics). */
-    private readonly onOutcome: (code: SignupOutcome["code"]) => void = () => {},
+    /** Told each outcome and siteverify call (for /metrics). */
+    private readonly metrics?: Pick<Metrics, "signup" | "siteverify">,
   ) {
     const tokens = new SignedTokens(settings.SIGNUP_SECRET, settings.SIGNUP_SECRET_PREVIOUS);
     this.botTrap = new BotTrap(tokens);
     const { HCAPTCHA_SECRET: secret, HCAPTCHA_SITE_KEY: siteKey, HCAPTCHA_VERIFY_URL: verifyUrl } = settings;
-    this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }, state) : null;
+    this.captcha = secret ? new CaptchaVerifier({ secret, siteKey, verifyUrl }, state, metrics) : null;
     this.questions = FallbackQuestions.create(tokens, state);
     // While Redis is away the ceiling holds per instance; the question's budget must hold for the whole
     // deployment, so its path closes instead.
@@ -240,7 +241,7 @@ export class Signup {
   private answer(outcome: SignupOutcome, visit: Visit) {
     const ok = isSuccess(outcome);
     const { status, notice } = answerFor(outcome);
-    this.onOutcome(outcome.code);
+    this.metrics?.signup(outcome.code);
     logEvent("signup", {
       ...logFieldsOf(outcome),
       status,

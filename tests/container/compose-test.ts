@@ -1,16 +1,18 @@
 /**
  * `npm run test:compose`: the shipped compose.yaml brought up as ops run it
- * (`docker-compose up --build`: two instances in queued mode, Redis
- * append-only, nginx), with the webhook stand-in as one more service of an
- * override file. Services reach each other by name inside the stack's network;
- * this test reaches nginx and the stand-in through ports published on
- * 127.0.0.1. Needs a Docker engine and docker-compose (.ci/run prepares both).
+ * (`docker-compose --profile monitoring up --build`: two instances in queued
+ * mode, Redis append-only, nginx, Prometheus with the alert rules), with the
+ * webhook stand-in as one more service of an override file. Services reach each
+ * other by name inside the stack's network; this test reaches nginx, the
+ * stand-in and Prometheus through ports published on 127.0.0.1. Needs a Docker
+ * engine and docker-compose (.ci/run prepares both).
  */
 import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { parse } from "yaml";
 import { freePort } from "../harness/app-server";
 import { signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
@@ -24,9 +26,11 @@ const METRICS_TOKEN = "compose-metrics-token-0123456789";
 const STAND_IN_PORT_INSIDE = 4000;
 const project = `prevly-compose-${Date.now().toString(36)}`;
 const folder = mkdtempSync(join(tmpdir(), "compose-test-"));
-const [lbPort, standInPort] = [await freePort(), await freePort()];
+const [lbPort, standInPort, prometheusPort] = [await freePort(), await freePort(), await freePort()];
 const origin = `http://127.0.0.1:${lbPort}`;
+const prometheus = `http://127.0.0.1:${prometheusPort}`;
 const standIn = new StandInClient(`http://127.0.0.1:${standInPort}`);
+const WEBHOOK_ALERT = "PrevlyWebhookFailing";
 
 /** What ops put in the environment or .env: compose.yaml requires the first two. */
 const env = {
@@ -36,9 +40,63 @@ const env = {
   WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
   METRICS_TOKEN,
   PREVLY_PORT: `127.0.0.1:${lbPort}`,
+  PROMETHEUS_PORT: `127.0.0.1:${prometheusPort}`,
 };
-const compose = (...args: string[]) =>
-  cli("docker-compose", ["-p", project, "-f", "compose.yaml", "-f", join(folder, "override.yaml"), ...args], env);
+const composeWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
+  cli(
+    "docker-compose",
+    ["--profile", "monitoring", "-p", project, "-f", "compose.yaml", "-f", join(folder, "override.yaml"), ...args],
+    environment,
+  );
+const compose = (...args: string[]) => composeWith(env, ...args);
+
+type PrometheusRule = { alert?: string; expr: string; for?: string };
+type AlertsFile = { groups: Array<{ rules: PrometheusRule[] }> };
+const shippedAlerts = (parse(readFileSync(join(ROOT, "deploy/prometheus/alerts.yml"), "utf8")) as AlertsFile).groups
+  .flatMap((group) => group.rules)
+  .map((rule) => rule.alert);
+
+/**
+ * The shipped Prometheus configuration, quickened: scrapes and evaluations every second, and the webhook alert's
+ * windows and wait in seconds (its minutes are proven by promtool), so a real outage fires it within the test.
+ */
+function writeQuickPrometheus(): void {
+  const config = parse(readFileSync(join(ROOT, "deploy/prometheus/prometheus.yml"), "utf8")) as {
+    global: Record<string, string>;
+  };
+  Object.assign(config.global, { scrape_interval: "1s", evaluation_interval: "1s" });
+  const alerts = parse(readFileSync(join(ROOT, "deploy/prometheus/alerts.yml"), "utf8")) as AlertsFile;
+  const webhook = alerts.groups.flatMap((group) => group.rules).find((rule) => rule.alert === WEBHOOK_ALERT);
+  assert(webhook, `no ${WEBHOOK_ALERT} in the rules`);
+  assert(webhook.expr.includes("[5m]") && webhook.expr.includes("[1m]"), `${WEBHOOK_ALERT}'s windows changed`);
+  webhook.expr = webhook.expr.replaceAll("[5m]", "[20s]").replaceAll("[1m]", "[4s]");
+  webhook.for = "5s";
+  // JSON is YAML.
+  writeFileSync(join(folder, "prometheus.yml"), JSON.stringify(config, null, 2));
+  writeFileSync(join(folder, "alerts.yml"), JSON.stringify(alerts, null, 2));
+}
+
+type ApiAnswer<T> = { status: string; data: T };
+async function prometheusApi<T>(path: string): Promise<T> {
+  const answer = (await (await fetch(prometheus + path)).json()) as ApiAnswer<T>;
+  assert(answer.status === "success", `${path}: ${JSON.stringify(answer)}`);
+  return answer.data;
+}
+const webhookAlertFiring = async () =>
+  (
+    await prometheusApi<{ alerts: Array<{ labels: { alertname: string }; state: string }> }>("/api/v1/alerts")
+  ).alerts.some((alert) => alert.labels.alertname === WEBHOOK_ALERT && alert.state === "firing");
+
+let signups = 0;
+/** A visitor of its own signs up through nginx (answered at once in queued mode, whatever the webhook does). */
+async function anotherSignup(): Promise<void> {
+  const { status } = await signUp(origin, {
+    ...visitorFields(SECRET),
+    email: `alerta-${++signups}@exemplo.com.br`,
+    hcaptchaToken: `P1_alerta_${signups}`,
+  });
+  assert(status === 200, `sign-up answered ${status}`);
+}
 
 /** The stand-in, bundled into one file that the Node image the Dockerfile builds on runs as is. */
 async function writeOverride(): Promise<void> {
@@ -61,8 +119,12 @@ async function writeOverride(): Promise<void> {
         volumes: [`${folder}:/stand-in:ro`],
         ports: [`127.0.0.1:${standInPort}:${STAND_IN_PORT_INSIDE}`],
       },
+      prometheus: {
+        volumes: ["prometheus.yml", "alerts.yml"].map((file) => `${join(folder, file)}:/etc/prometheus/${file}:ro`),
+      },
     },
   };
+  writeQuickPrometheus();
   writeFileSync(join(folder, "override.yaml"), JSON.stringify(override, null, 2));
 }
 
@@ -81,11 +143,25 @@ async function main(): Promise<void> {
     assert(failure.stderr.includes("set WEBHOOK_URL"), `stderr: ${failure.stderr}`);
   });
 
+  await check(
+    "compose.yaml runs Prometheus only in the monitoring profile, and needs METRICS_TOKEN only there",
+    async () => {
+      const config = await cli("docker-compose", ["-p", project, "-f", "compose.yaml", "config"], {
+        ...env,
+        METRICS_TOKEN: "",
+      });
+      const { services } = parse(config) as { services: Record<string, { profiles?: string[] }> };
+      const profiles = Object.entries(services).map(([name, service]) => `${name}:${service.profiles?.join() ?? ""}`);
+      assert(profiles.sort().join(" ") === "app1: app2: lb: prometheus:monitoring redis:", `services: ${profiles}`);
+    },
+  );
+
   await writeOverride();
-  await check("the stack comes up: two apps, Redis, nginx and the stand-in webhook", async () => {
+  await check("the stack comes up: two apps, Redis, nginx, Prometheus and the stand-in webhook", async () => {
     const started = performance.now();
     await compose("up", "-d", "--build");
     await waitForOk(`${origin}/readyz`, { timeoutMs: 120_000 });
+    await waitForOk(`${prometheus}/-/ready`, { timeoutMs: 30_000 });
     await until(
       () =>
         standIn.received().then(
@@ -146,6 +222,71 @@ async function main(): Promise<void> {
   await check("the dead-letter command runs in an app container: nothing dead-lettered", async () => {
     const listed = await compose("exec", "-T", "app1", "node", "build/dead-letters.js", "list");
     assert(listed === "no dead-lettered sign-ups", `listed: ${listed}`);
+  });
+
+  await check(
+    "Prometheus scrapes both apps with the token, has the alert rules loaded, and finds the sign-up",
+    async () => {
+      type Target = { labels: { job: string; instance: string }; health: string };
+      await until(
+        async () => {
+          const { activeTargets } = await prometheusApi<{ activeTargets: Target[] }>("/api/v1/targets");
+          const up = activeTargets.filter((target) => target.labels.job === "prevly" && target.health === "up");
+          const instances = up.map((target) => target.labels.instance);
+          return instances.sort().join() === "app1:3000,app2:3000";
+        },
+        { what: "both apps' targets up", timeoutMs: 30_000, intervalMs: 500 },
+      );
+      type RuleGroups = { groups: Array<{ rules: Array<{ name: string }> }> };
+      const { groups } = await prometheusApi<RuleGroups>("/api/v1/rules");
+      const loaded = groups.flatMap((group) => group.rules).map((rule) => rule.name);
+      assert(loaded.join() === shippedAlerts.join(), `rules loaded: ${loaded.join()}`);
+      const query = encodeURIComponent('sum(signups_total{outcome="queued"})');
+      await until(
+        async () => {
+          const { result } = await prometheusApi<{ result: Array<{ value: [number, string] }> }>(
+            `/api/v1/query?query=${query}`,
+          );
+          return Number(result[0]?.value[1]) >= 1;
+        },
+        { what: "the queued sign-up in a query", timeoutMs: 30_000, intervalMs: 500 },
+      );
+    },
+  );
+
+  await check(
+    `a webhook outage while visitors sign up fires ${WEBHOOK_ALERT}, which resolves once the webhook answers 2xx again`,
+    async () => {
+      // A sign-up every second in both phases: the alert's windows always hold attempts, so it can only end
+      // because they succeed again.
+      await standIn.setWebhook({ status: 503, text: "" });
+      const outage = performance.now();
+      await until(async () => (await anotherSignup(), await webhookAlertFiring()), {
+        what: `${WEBHOOK_ALERT} firing`,
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      });
+      const fired = performance.now();
+      await standIn.setWebhook({ status: 200, text: "ok" });
+      await until(async () => (await anotherSignup(), !(await webhookAlertFiring())), {
+        what: `${WEBHOOK_ALERT} resolved`,
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      });
+      const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(0)} s`;
+      return `fired ${seconds(outage, fired)} into the outage, resolved ${seconds(fired, performance.now())} after the webhook came back`;
+    },
+  );
+
+  await check("the monitoring profile's Prometheus refuses to start without METRICS_TOKEN, naming it", async () => {
+    await composeWith({ ...env, METRICS_TOKEN: "" }, "up", "-d", "--no-deps", "prometheus");
+    await until(async () => (await compose("logs", "--no-color", "prometheus")).includes("set METRICS_TOKEN"), {
+      what: "Prometheus refusing to start",
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+    // Its restart policy keeps starting it again, which a teardown can race: removed now.
+    await compose("rm", "--force", "--stop", "prometheus");
   });
 }
 

@@ -6,12 +6,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
+import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook, WebhookBehaviour } from "../harness/stand-in";
 import { mapConcurrently, until } from "../harness/wait";
-import { builtServerSuite, redisPerFile, SUITE_SECRET } from "./suite";
+import { builtServerSuite, redisPerFile, SUITE_SECRET, withCaptcha } from "./suite";
 
 /**
  * Every webhook POST, and RELAY_MODE=queued, against the built server on a real redis-server: a
@@ -594,5 +595,44 @@ describe("/metrics", () => {
     expect(sample(after, 'webhook_attempts_total{result="2xx"}')).toBe(1);
     expect(sample(after, 'signup_queue_jobs{state="delayed"}')).toBe(0);
     expect(sample(after, "signup_queue_oldest_undelivered_seconds")).toBe(0);
+  });
+
+  it("counts siteverify calls by result and visitors' answers by status class, all shown at 0 from the start", async () => {
+    const app = await start({ METRICS_TOKEN: TOKEN, ...withCaptcha(standIn) });
+    const siteverify = (text: string, result: string) => sample(text, `siteverify_calls_total{result="${result}"}`);
+    const answers = (text: string, status: string) => sample(text, `http_responses_total{status_class="${status}"}`);
+    const first = await (await scrape(app, TOKEN)).text();
+    for (const result of ["valid", "invalid", "error", "timeout"]) expect(siteverify(first, result)).toBe(0);
+    expect(answers(first, "5xx")).toBe(0);
+    expect(sample(first, 'webhook_attempts_total{result="5xx"}')).toBe(0);
+
+    expect((await send(app, "valida@exemplo.com.br")).status).toBe(200);
+    standIn.siteverify = { success: false };
+    expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
+    standIn.siteverify = { success: true, status: 500 };
+    expect((await send(app, "erro@exemplo.com.br")).status).toBe(502);
+    standIn.siteverify = { success: true, delayMs: SITEVERIFY_TIMEOUT_MS + 1_000 };
+    expect((await send(app, "lenta@exemplo.com.br")).status).toBe(502);
+
+    const after = await (await scrape(app, TOKEN)).text();
+    for (const result of ["valid", "invalid", "error", "timeout"]) expect(siteverify(after, result)).toBe(1);
+    // The two 502s, the refused captcha and the accepted sign-up; the probes and scrapes are not visitors.
+    expect(answers(after, "5xx")).toBe(2);
+    expect(answers(after, "4xx")).toBe(1);
+    expect(answers(after, "2xx")).toBe(1);
+  });
+
+  it("instance_ready is 0 while /readyz answers 503 (Redis away), and 1 again once it is back", async () => {
+    const app = await start({ METRICS_TOKEN: TOKEN });
+    expect(sample(await (await scrape(app, TOKEN)).text(), "instance_ready")).toBe(1);
+    redis().freeze();
+    try {
+      expect((await fetch(`${app.origin}/readyz`)).status).toBe(503);
+      expect(sample(await (await scrape(app, TOKEN)).text(), "instance_ready")).toBe(0);
+    } finally {
+      redis().thaw();
+    }
+    await until(async () => (await fetch(`${app.origin}/readyz`)).status === 200, { what: "/readyz ready again" });
+    expect(sample(await (await scrape(app, TOKEN)).text(), "instance_ready")).toBe(1);
   });
 });
