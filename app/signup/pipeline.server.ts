@@ -178,12 +178,13 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    // The deployment's budgets are spent by a relay alone, so answers that relay nothing new cannot exhaust them; an
-    // address already listed is refused exactly when they are, so a refusal tells nobody who is on the list.
+    // The budgets are spent by a relay alone, so answers that relay nothing new cannot exhaust them; every answer asks
+    // whether they are left first, so an address already listed is refused exactly when a new one is, and a refusal
+    // tells nobody who is on the list. A question's answer is counted only once it may go through.
     const refusal =
       (await this.verify(candidate, visit.deadline)) ??
-      (await this.senderShare(candidate)) ??
-      (await this.budgets(candidate, "peek"));
+      (await this.budgets(candidate, "peek")) ??
+      (await this.spendAnswer(candidate));
     if (refusal) return { code: refusal };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
     const once = await this.emails.once(signupId, async () => {
@@ -194,19 +195,15 @@ export class Signup {
     return once.duplicate && isSuccess(once.outcome) ? { code: "known-email" } : once.outcome;
   }
 
-  /** What a correct answer to the question costs its sender's address, listed or not; null when its share allows. */
-  private async senderShare({ proof, address }: Candidate): Promise<PlainCode | null> {
-    if (proof.kind !== "question") return null;
-    return refusalOf(await this.questionRelays.shareOf(address));
-  }
-
   /**
-   * The deployment's budgets: the question's relays and the relay ceiling (direct mode). `peek` asks whether they are
-   * left, `spend` takes one of each; null when they allow.
+   * The relays the question may make (its sender's share, the deployment's) and the relay ceiling (direct mode).
+   * `peek` asks whether they are left, `spend` takes one of each; null when they allow.
    */
-  private async budgets({ proof }: Candidate, how: "peek" | "spend"): Promise<PlainCode | null> {
+  private async budgets({ proof, address }: Candidate, how: "peek" | "spend"): Promise<PlainCode | null> {
     if (proof.kind === "question") {
-      const refusal = refusalOf(how === "peek" ? await this.questionRelays.open() : await this.questionRelays.spend());
+      const verdict =
+        how === "peek" ? await this.questionRelays.open(address) : await this.questionRelays.spend(address);
+      const refusal = refusalOf(verdict);
       if (refusal) return refusal;
     }
     if (this.delivery.queued) return null;
@@ -215,12 +212,19 @@ export class Signup {
     return verdict === "allowed" ? null : "rate-limited-relay-ceiling";
   }
 
+  /** One of the question's few correct answers (a render's visitors share it); null for a captcha. */
+  private async spendAnswer({ proof }: Candidate): Promise<PlainCode | null> {
+    if (proof.kind !== "question") return null;
+    const verdict = await this.questions.spendAnswer(proof.token);
+    if (verdict === "correct") return null;
+    return verdict === "unavailable" ? "question-store-unavailable" : "question-expired";
+  }
+
   /** Null when the proof holds. Only a captcha costs a call, on its sender's rate (CaptchaVerifier). */
   private async verify({ proof, remoteIp, address }: Candidate, deadline: number): Promise<PlainCode | null> {
     if (proof.kind === "question") {
-      const verdict = await this.questions.check(proof.token, proof.answer);
+      const verdict = this.questions.check(proof.token, proof.answer);
       if (verdict === "correct") return null;
-      if (verdict === "unavailable") return "question-store-unavailable";
       return verdict === "wrong" ? "question-wrong" : "question-expired";
     }
     if (!this.captcha) return null;

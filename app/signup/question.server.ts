@@ -6,48 +6,49 @@ import { MAC_PATTERN, type SignedTokens } from "./signed-tokens.server";
 export const QUESTION_TTL_MS = 10 * 60 * 1000;
 /** A rendered page and its question are shared by the visitors of one second: a handful, never a bot's supply. */
 const ANSWERS_PER_QUESTION = 3;
-/**
- * A script solves the question in a line: however many it solves, this is all it relays through it (decision 015).
- * Spent only by a relay of an address not already listed, so answers that relay nothing new cannot close it.
- */
+/** A script solves the question in a line: however many it solves, this is all it relays through it (decision 015). */
 export const QUESTION_RELAYS_PER_MINUTE = 20;
 /**
- * What one sender's address (IPv4, or IPv6 /64) may answer correctly, listed address or not: closing the question for
- * everyone takes QUESTION_RELAYS_PER_MINUTE ÷ the first addresses a minute, and holding it closed for an hour
+ * What one sender's address (IPv4, or IPv6 /64) may relay of it: closing the question for everyone takes
+ * QUESTION_RELAYS_PER_MINUTE ÷ the first addresses a minute, and holding it closed for an hour
  * 60 × QUESTION_RELAYS_PER_MINUTE ÷ the second (docs/signup.md, "Limits").
  */
-export const QUESTION_ANSWERS_PER_ADDRESS = { perMinute: 2, perHour: 10 } as const;
+export const QUESTION_RELAYS_PER_ADDRESS = { perMinute: 2, perHour: 10 } as const;
 
 type Verdict = "allowed" | "limited" | "unavailable";
 
 /**
- * The question's budgets, for the whole deployment (while Redis is away, none). A correct answer spends its sender's
- * share first; the deployment's relays are spent only by a relay, and a listed address only asks whether they are
- * left, so it is refused exactly when a new one would be: a refusal tells nobody who is listed.
+ * The question's relays, for the whole deployment (while Redis is away, none): its sender's address's share of them
+ * and the deployment's budget. Only a relay spends them, so answers that relay nothing new (an address already
+ * listed) can close them neither for the sender's neighbours nor for everyone; every answer asks whether they are
+ * left first, so a listed address is refused exactly when a new one is, and a refusal tells nobody who is listed.
  */
 export function questionRelayBudget(state: SharedState) {
-  const share = [
-    { per: "minute", points: QUESTION_ANSWERS_PER_ADDRESS.perMinute, durationSeconds: 60 },
-    { per: "hour", points: QUESTION_ANSWERS_PER_ADDRESS.perHour, durationSeconds: 60 * 60 },
-  ].map(({ per, points, durationSeconds }) =>
-    state.limit({ name: `question-answers-per-address-${per}`, points, durationSeconds, whenAway: "refuse" }),
-  );
-  const relays = state.limit({
-    name: "question-relays",
-    points: QUESTION_RELAYS_PER_MINUTE,
-    durationSeconds: 60,
-    whenAway: "refuse",
-  });
+  const limit = (name: string, points: number, durationSeconds: number) =>
+    state.limit({ name, points, durationSeconds, whenAway: "refuse" });
+  const perMinute = limit("question-relays-per-address", QUESTION_RELAYS_PER_ADDRESS.perMinute, 60);
+  const perHour = limit("question-relays-per-address-hour", QUESTION_RELAYS_PER_ADDRESS.perHour, 60 * 60);
+  const deployment = limit("question-relays", QUESTION_RELAYS_PER_MINUTE, 60);
+  const keyed = (address: string): Array<[Limit, string]> => [
+    [perMinute, address],
+    [perHour, address],
+    [deployment, "all"],
+  ];
   return {
-    async shareOf(address: string): Promise<Verdict> {
-      for (const limit of share) {
-        const { verdict } = await limit.take(address);
+    async open(address: string): Promise<Verdict> {
+      for (const [budget, key] of keyed(address)) {
+        const verdict = await budget.peek(key);
         if (verdict !== "allowed") return verdict;
       }
       return "allowed";
     },
-    open: () => relays.peek("all"),
-    spend: async () => (await relays.take("all")).verdict,
+    async spend(address: string): Promise<Verdict> {
+      for (const [budget, key] of keyed(address)) {
+        const { verdict } = await budget.take(key);
+        if (verdict !== "allowed") return verdict;
+      }
+      return "allowed";
+    },
   };
 }
 
@@ -94,20 +95,30 @@ export class FallbackQuestions {
     return { text, token: `${id}.${expiresAt}.${this.tokens.mac("question", [id, expiresAt, answer])}` };
   }
 
-  /** Against the token's MAC first: forged ids never reach the bookkeeping. */
-  async check(token: string, typedAnswer: string, now = Date.now()): Promise<QuestionVerdict> {
-    const match = TOKEN_SHAPE.exec(token);
-    if (!match) return "expired";
-    const [, id, expiresAtText, mac] = match as unknown as [string, string, string, string];
-    if (!id.startsWith(this.epoch)) return "expired";
-    const expiresAt = Number(expiresAtText);
+  /** Against the token's MAC and expiry alone: nothing is counted, so forged ids never reach the bookkeeping. */
+  check(token: string, typedAnswer: string, now = Date.now()): "correct" | "wrong" | "expired" {
+    const parsed = parseToken(token);
+    if (!parsed || !parsed.id.startsWith(this.epoch)) return "expired";
+    const { id, expiresAt, mac } = parsed;
     // A genuine token never expires further out than QUESTION_TTL_MS from now.
     if (expiresAt <= now || expiresAt > now + QUESTION_TTL_MS) return "expired";
     const answer = parseAnswer(typedAnswer);
     if (answer === null || !this.tokens.verify("question", [id, expiresAt, answer], mac)) return "wrong";
-    const { verdict } = await this.answers.take(id);
+    return "correct";
+  }
+
+  /** Takes one of a checked question's few correct answers; `expired` once they are spent. */
+  async spendAnswer(token: string): Promise<QuestionVerdict> {
+    const { verdict } = await this.answers.take(parseToken(token)!.id);
     return verdict === "allowed" ? "correct" : verdict === "limited" ? "expired" : "unavailable";
   }
+}
+
+function parseToken(token: string): { id: string; expiresAt: number; mac: string } | null {
+  const match = TOKEN_SHAPE.exec(token);
+  if (!match) return null;
+  const [, id, expiresAt, mac] = match as unknown as [string, string, string, string];
+  return { id, expiresAt: Number(expiresAt), mac };
 }
 
 const withoutAccents = (text: string) => text.normalize("NFD").replace(/[\u0300-\u036f]/g, "");

@@ -10,7 +10,7 @@ import { Signup } from "~/signup/pipeline.server";
 import {
   FallbackQuestions,
   NUMBER_WORDS,
-  QUESTION_ANSWERS_PER_ADDRESS,
+  QUESTION_RELAYS_PER_ADDRESS,
   QUESTION_TTL_MS,
 } from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
@@ -426,7 +426,7 @@ describe("the fallback question", () => {
     expect(statuses).toEqual([200, 200, 200, 400]);
   });
 
-  it(`one sender's address answers ${QUESTION_ANSWERS_PER_ADDRESS.perMinute} a minute and ${QUESTION_ANSWERS_PER_ADDRESS.perHour} an hour, listed addresses or not; another address still signs up`, async () => {
+  it(`one sender's address relays ${QUESTION_RELAYS_PER_ADDRESS.perMinute} a minute and ${QUESTION_RELAYS_PER_ADDRESS.perHour} an hour; answers for a listed address spend none, and are refused alike once they are spent`, async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const signup = makeSignup({ TRUST_PROXY: "1" });
     const at = (ip: string) => ({ "x-forwarded-for": ip });
@@ -436,20 +436,32 @@ describe("the fallback question", () => {
       vi.advanceTimersByTime(1_000); // a new render, so a new question
       return status;
     };
+    expect(await answer("203.0.113.8", "listada@exemplo.com")).toBe(200);
     const minutes: number[][] = [];
     for (let minute = 0; minute < 6; minute++) {
-      // Three a minute, the second always the same listed address: a share refuses it like a new one.
-      minutes.push([
-        await answer("198.51.100.7"),
-        await answer("198.51.100.7", "listada@exemplo.com"),
-        await answer("198.51.100.7"),
-      ]);
+      const bot = "198.51.100.7";
+      minutes.push([await answer(bot), await answer(bot, "listada@exemplo.com"), await answer(bot), await answer(bot)]);
       vi.advanceTimersByTime(60_000);
     }
-    expect(minutes).toEqual([...Array(5).fill([200, 200, 429]), [429, 429, 429]]);
+    expect(minutes).toEqual([...Array(5).fill([200, 200, 200, 429]), [429, 429, 429, 429]]);
     expect(await answer("203.0.113.9")).toBe(200);
     vi.advanceTimersByTime(60 * 60_000);
     expect(await answer("198.51.100.7")).toBe(200);
+  });
+
+  it("an answer refused for its sender's share leaves the question's answers to the other visitors of its render", async () => {
+    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const from = (ip: string) => ({ "x-forwarded-for": ip });
+    const bot = "198.51.100.7";
+    for (const email of ["a@exemplo.com", "b@exemplo.com"]) {
+      await submit(signup, { email, ...answering(signup.formTokens(Date.now() - 5_000).question!) }, from(bot));
+    }
+    const shared = answered(signup);
+    const statuses = [(await submit(signup, { email: "c@exemplo.com", ...shared }, from(bot))).status];
+    for (const [index, email] of ["d@exemplo.com", "e@exemplo.com", "f@exemplo.com"].entries()) {
+      statuses.push((await submit(signup, { email, ...shared }, from(`203.0.113.${index}`))).status);
+    }
+    expect(statuses).toEqual([429, 200, 200, 200]);
   });
 
   it("without Redis, a question relayed before a restart is expired after it, never relayed again", async () => {
