@@ -205,7 +205,8 @@ export const content = {
       title: "Serviço indisponível no momento",
       description: "Não conseguimos atender agora. Aguarde alguns segundos e tente de novo.",
     },
-    keepTyped: "O botão Voltar do navegador costuma trazer de volta o e-mail que você digitou.",
+    keepTyped:
+      "Se você estava se cadastrando, o botão Voltar do navegador costuma trazer de volta o e-mail que você digitou.",
     link: "Voltar ao formulário",
   },
   /** What the root's error boundary shows when a page cannot be rendered. */

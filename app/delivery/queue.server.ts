@@ -31,10 +31,11 @@ const MAX_STALLS = 10;
  * Tried until its retry window is over (the backoff ends it); kept an hour once delivered, so its id (the sign-up)
  * is not queued again meanwhile; kept when it failed for good, as the dead-letter list.
  */
+const DELIVERED_KEPT_SECONDS = 60 * 60;
 const JOB_OPTIONS = {
   attempts: Number.MAX_SAFE_INTEGER,
   backoff: { type: "window" },
-  removeOnComplete: { age: 60 * 60 },
+  removeOnComplete: { age: DELIVERED_KEPT_SECONDS },
   removeOnFail: false,
 };
 export const QUEUE_NAME = "delivery";
@@ -112,16 +113,24 @@ export class DeliveryQueue {
 
   /**
    * One atomic step: a job is in Redis or not, never half there. BullMQ adds a job id once, so a retry of a sign-up
-   * whose enqueue was applied finds its job; but a dead letter under the same id (the address's earlier sign-up, whose
-   * day in the ledger is over) would swallow the new sign-up: it is replaced by it.
+   * whose enqueue was applied finds its job. A later sign-up of the same address (its day in the ledger over) must
+   * not be swallowed by an earlier job under that id: a dead letter, or a delivery older than an hour (BullMQ prunes
+   * delivered jobs only as others complete), is replaced by it; a delivery within the hour is this sign-up's own.
    */
   readonly relay: Relay = async (submission, { key }) => {
     try {
       const earlier = await this.queue.getJob(key);
-      if (earlier && (await earlier.isFailed())) {
+      const state = earlier ? await earlier.getState() : "unknown";
+      const delivered = state === "completed";
+      const deliveredLongAgo = delivered && Date.now() - (earlier?.finishedOn ?? 0) > DELIVERED_KEPT_SECONDS * 1000;
+      const email = maskEmail(submission.email);
+      if (state === "failed" || deliveredLongAgo) {
         // Gone already if another instance replaced it first; the add below then finds that one's job.
-        await earlier.remove().catch(() => undefined);
-        logEvent("delivery-dead-letter-replaced", { job: key, email: maskEmail(submission.email) });
+        await earlier!.remove().catch(() => undefined);
+        logEvent("delivery-job-replaced", { job: key, earlier: delivered ? "delivered" : "dead letter", email });
+      } else if (delivered) {
+        logEvent("delivery-already-delivered", { job: key, email });
+        return { kind: "queued" };
       }
       await this.queue.add("signup", { submission, retryFrom: Date.now() }, { ...JOB_OPTIONS, jobId: key });
       return { kind: "queued" };

@@ -11,6 +11,7 @@ const { brand, ink } = theme.extend.colors;
 const STYLE = [
   `body{margin:0;font-family:${theme.extend.fontFamily.sans.join(",")};color:${ink[900]};background:${brand[50]}}`,
   "main{max-width:32rem;margin:0 auto;padding:3rem 1.5rem;line-height:1.5}",
+  `.brand{font-weight:700;color:${brand[700]};margin-bottom:2rem}`,
   "h1{font-size:1.5rem;margin:0 0 .75rem}",
   `p{margin:0 0 1rem;color:${ink[700]}}`,
   `a{display:inline-block;margin-top:.5rem;padding:.75rem 1.25rem;border-radius:.75rem;background:${brand[700]};color:#fff;font-weight:700;text-decoration:none}`,
@@ -28,6 +29,7 @@ function BalancerPage({ title, description }: { title: string; description: stri
       </head>
       <body>
         <main>
+          <p className="brand">{content.site.name}</p>
           <h1>{title}</h1>
           <p>{description}</p>
           <p>{content.balancer.keepTyped}</p>

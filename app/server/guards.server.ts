@@ -66,6 +66,7 @@ export function installServerPlumbing(): void {
     const server = createServer({ ...BODY_DEADLINE, ...IDLE_CONNECTION_KEPT, ...options }, (request, response) => {
       const path = (request.url ?? "").split("?", 1)[0]!;
       response.once("finish", () => answered(response.statusCode, path));
+      noStoreUnlessSaid(response);
       lingerBeforeClosing(request);
       // Overwrites whatever a client sent under this name.
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
@@ -78,6 +79,18 @@ export function installServerPlumbing(): void {
       if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
+      // Remix refuses a form whose Origin names another host than Host with an empty 500: a proxy that drops the
+      // port from Host (nginx's $host) did that to every sign-up without JavaScript.
+      if (request.method === "POST" && !url.searchParams.has("_data") && !sameHost(request.headers)) {
+        logEvent("origin-mismatch", { origin: request.headers.origin, host: request.headers.host });
+        return refuse(
+          response,
+          403,
+          "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
+        );
+      }
+      // One spelling per path: `//` rendered the page with its form posting to `//?index`.
+      if (url.pathname.includes("//")) return redirect(response, url.pathname.replace(/\/{2,}/g, "/") + url.search);
       if (request.method === "POST") answerBeforeExit(request, response);
       if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       const routeId = url.searchParams.get("_data");
@@ -133,6 +146,34 @@ function originForm(target: string): string | undefined {
 function withDecodablePath(url: string): string {
   const path = url.split("?", 1)[0]!;
   return percentDecoded(path) === null ? path.replaceAll("%", "%25") + url.slice(path.length) : url;
+}
+
+/** What Remix compares before an action without JavaScript: the Origin's host and port, and Host. */
+function sameHost(headers: http.IncomingHttpHeaders): boolean {
+  const origin = headers.origin;
+  if (!origin || origin === "null") return true;
+  return URL.parse(origin)?.host === headers.host;
+}
+
+/**
+ * Every answer that names no Cache-Control is `no-store`: the app marks the one answer a shared cache may keep (the
+ * page), and a redirect of remix-serve's static files or an answer nobody thought about must not be kept by one.
+ */
+function noStoreUnlessSaid(response: http.ServerResponse): void {
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => http.ServerResponse;
+  response.writeHead = ((...args: unknown[]) => {
+    const given = args.find((arg) => typeof arg === "object" && arg !== null) ?? {};
+    // An object of headers, or a flat array of names and values.
+    const names = Array.isArray(given) ? given.filter((_, index) => index % 2 === 0) : Object.keys(given);
+    const said = names.some((name) => String(name).toLowerCase() === "cache-control");
+    if (!said && !response.hasHeader("cache-control")) response.setHeader("Cache-Control", "no-store");
+    return writeHead(...args);
+  }) as typeof response.writeHead;
+}
+
+function redirect(response: http.ServerResponse, location: string) {
+  response.writeHead(301, { Location: location, "Content-Length": 0 });
+  response.end();
 }
 
 function refuse(response: http.ServerResponse, status: number, text: string, headers: http.OutgoingHttpHeaders = {}) {

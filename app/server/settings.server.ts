@@ -245,6 +245,8 @@ export function startupWarnings(settings: Settings): string[] {
     !settings.SIGNUP_SECRET && `SIGNUP_SECRET is not set: the one kept in ${keptSecretPath(settings)} is used`,
     !settings.REDIS_URL && "REDIS_URL is not set: limits and the replay guard live in this process (one instance only)",
     !settings.PUBLIC_URL && "PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url",
+    !!settings.SIGNUP_SECRET_PREVIOUS &&
+      "SIGNUP_SECRET_PREVIOUS is set: forms signed with it are still accepted; remove it two hours after every instance signs with SIGNUP_SECRET",
   ].filter((warning) => warning !== false);
 }
 

@@ -1,5 +1,7 @@
 import type { Page } from "@playwright/test";
 import { solveQuestion } from "../harness/question-solver";
+import { startNginxBalancer } from "../harness/real-servers";
+import { APP_ORIGIN } from "./support/ports";
 import { expect, keepScreenshot, signupForm, test, uniqueEmail } from "./fixtures";
 
 test.use({ javaScriptEnabled: false });
@@ -48,6 +50,23 @@ test("a visitor without JavaScript answers the question and is signed up once, e
   await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
   received = await standIn.received();
   expect(received.webhook).toHaveLength(1);
+});
+
+test("through the shipped nginx on a port of its own, a visitor without JavaScript signs up", async ({
+  page,
+  standIn,
+}) => {
+  // The form's Origin names the port; nginx must pass the Host with it, or Remix refuses the post (a blank 500).
+  const balancer = await startNginxBalancer([APP_ORIGIN]);
+  try {
+    await page.goto(`${balancer.origin}/?utm_source=news`);
+    const email = uniqueEmail("pelo-nginx");
+    await sendWithAnswer(page, email);
+    await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+    expect((await standIn.received()).webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email })]);
+  } finally {
+    await balancer.stop();
+  }
 });
 
 test("a wrong answer explains itself, keeps the e-mail and asks a new question", async ({ page, standIn }) => {

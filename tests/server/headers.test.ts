@@ -93,6 +93,41 @@ describe("security headers on the built server", () => {
     }
   });
 
+  it("an answer that names no Cache-Control is no-store: a static file's redirect, and the one spelling of a path", async () => {
+    const folder = await fetch(`${app.origin}/build`, { redirect: "manual" });
+    expect([folder.status, folder.headers.get("cache-control")]).toEqual([301, "no-store"]);
+    for (const [path, location] of [
+      ["//", "/"],
+      ["///?utm_source=x", "/?utm_source=x"],
+      ["//evil.example/x", "/evil.example/x"],
+    ]) {
+      const answer = await fetch(app.origin + path, { redirect: "manual" });
+      expect([path, answer.status, answer.headers.get("location"), answer.headers.get("cache-control")]).toEqual([
+        path,
+        301,
+        location,
+        "no-store",
+      ]);
+    }
+  });
+
+  it("a form posted from another address than the Host it reached is refused in Portuguese, and logged", async () => {
+    const post = (origin: string) =>
+      fetch(`${app.origin}/?index`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin },
+        body: "email=ana%40exemplo.com.br",
+      });
+    const refused = await post("http://127.0.0.1:1");
+    expect([refused.status, await refused.text()]).toEqual([
+      403,
+      "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
+    ]);
+    await app.printed(/"event":"origin-mismatch","origin":"http:\/\/127\.0\.0\.1:1"/);
+    // From the page's own address the form reaches the pipeline (which, without the page's fields, takes it for a bot).
+    expect((await post(app.origin)).status).toBe(200);
+  });
+
   it("a form result is never stored by a cache: it may echo the visitor's address", async () => {
     const response = await fetch(`${app.origin}/?index`, {
       method: "POST",

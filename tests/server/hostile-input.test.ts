@@ -264,10 +264,10 @@ const CASES: Array<[string, () => Buffer, number]> = [
     400,
   ],
   ["a Host header holding a backslash", () => request("GET", "/", "", { Host: "a\\b" }), 400],
-  // a target that starts like another host is a path of ours: the page, or the 404 page
-  ["an empty path segment (GET //)", () => request("GET", "//", ""), 200],
-  ["a protocol-relative target (GET //evil.com/x)", () => request("GET", "//evil.com/x", ""), 404],
-  ["a backslash target (GET /\\)", () => request("GET", "/\\", ""), 200],
+  // a target that starts like another host is a path of ours, redirected to its one spelling (never to a host)
+  ["an empty path segment (GET //)", () => request("GET", "//", ""), 301],
+  ["a protocol-relative target (GET //evil.com/x)", () => request("GET", "//evil.com/x", ""), 301],
+  ["a backslash target (GET /\\)", () => request("GET", "/\\", ""), 301],
   ["a POST to //?index", () => post(withBotTrap({ email: validEmail, hcaptchaToken: token }), {}, "//?index"), 405],
   [
     "a header with a NUL byte",

@@ -461,7 +461,33 @@ describe("queued delivery", () => {
       [200, "P1_another-day"],
     ]);
     expect(await deadLetters("list")).toEqual({ code: 0, out: "no dead-lettered sign-ups" });
-    expect(app.output()).toMatch(/"event":"delivery-dead-letter-replaced".*"email":"d\*\*\*@exemplo\.com\.br"/);
+    expect(app.output()).toMatch(
+      /"event":"delivery-job-replaced".*"earlier":"dead letter","email":"d\*\*\*@exemplo\.com\.br"/,
+    );
+  });
+
+  it("a later sign-up of an address delivered over an hour ago is delivered again, and says so; within the hour it is the same sign-up", async () => {
+    const app = await start();
+    expect((await send(app, "outra-vez@exemplo.com.br")).status).toBe(200);
+    await delivered(1);
+    const forgetTheDay = async () => {
+      for (const key of (await redis().cli("--scan", "--pattern", "*:ledger:*")).split("\n").filter(Boolean)) {
+        await redis().cli("DEL", key);
+      }
+    };
+    await forgetTheDay();
+    expect((await send(app, "outra-vez@exemplo.com.br", "P1_within-the-hour")).status).toBe(200);
+    await app.printed(/"event":"delivery-already-delivered"/);
+    // BullMQ keeps a delivered job until another completes past its age: the hour is over.
+    const job = `prevly-landing:${QUEUE_NAME}:${JSON.parse((/"job":("[^"]+")/.exec(app.output()) ?? [])[1]!)}`;
+    await redis().cli("HSET", job, "finishedOn", String(Date.now() - 2 * 60 * 60 * 1000));
+    await forgetTheDay();
+    expect((await send(app, "outra-vez@exemplo.com.br", "P1_the-next-day")).status).toBe(200);
+    await until(() => attemptsFor("outra-vez@exemplo.com.br").length === 2, { what: "the second delivery" });
+    expect(
+      attemptsFor("outra-vez@exemplo.com.br").map((hit) => (hit.body as { hcaptchaToken: string }).hcaptchaToken),
+    ).toEqual(["P1_outra-vez@exemplo.com.br", "P1_the-next-day"]);
+    expect(app.output()).toMatch(/"event":"delivery-job-replaced".*"earlier":"delivered"/);
   });
 
   it("two `retry --all` at once over 300 dead letters: each sign-up delivered once, both runs exit 0", async () => {

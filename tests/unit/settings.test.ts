@@ -82,6 +82,10 @@ describe("settings", () => {
     expect(() => parseSettings({ SIGNUP_SECRET_PREVIOUS: "short" })).toThrowError(
       "Invalid configuration: SIGNUP_SECRET_PREVIOUS must be at least 32 characters",
     );
+    const rotating = parseSettings({ SIGNUP_SECRET: "n".repeat(32), SIGNUP_SECRET_PREVIOUS: "o".repeat(32) });
+    expect(startupWarnings(rotating)).toContain(
+      "SIGNUP_SECRET_PREVIOUS is set: forms signed with it are still accepted; remove it two hours after every instance signs with SIGNUP_SECRET",
+    );
   });
 
   it("queues sign-ups only with Redis to hold them and a webhook to deliver to", () => {
