@@ -1,7 +1,7 @@
 import { defineConfig } from "@playwright/test";
 import { SERVE_COMMAND } from "./tests/harness/app-server";
 import { chromiumFlags, chromiumPath } from "./tests/harness/chromium";
-import { APP_ORIGIN, APP_PORT, E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./tests/e2e/support/ports";
+import { APP_ORIGIN, APP_PORT, E2E_METRICS_TOKEN, E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./tests/e2e/support/ports";
 import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/harness/stand-in";
 
 export const chromiumLaunchOptions = { executablePath: chromiumPath, args: chromiumFlags };
@@ -36,6 +36,7 @@ export default defineConfig({
       HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
       HCAPTCHA_VERIFY_URL: STAND_IN_ORIGIN + SITEVERIFY_PATH,
       SIGNUP_SECRET: E2E_SIGNUP_SECRET,
+      METRICS_TOKEN: E2E_METRICS_TOKEN,
       // Each test is a visitor of its own address (fixtures.ts), as if behind a proxy.
       TRUST_PROXY: "1",
     },

@@ -11,7 +11,7 @@ import { isHttps } from "./server/client-address.server";
 import { installServerPlumbing } from "./server/guards.server";
 import { logError, logEvent } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
-import { settings } from "./server/services.server";
+import { insight, settings } from "./server/services.server";
 import stylesheetUrl from "./tailwind.css";
 
 installServerPlumbing();
@@ -32,6 +32,7 @@ export default function handleRequest(
   // Here rather than in routes/$.tsx: see its loader.
   if (responseStatusCode === 404) logEvent("not-found", { path: new URL(request.url).pathname });
   const shareable = isShareable(request, responseStatusCode, remixContext);
+  if (shareable) insight.pageAnswered(request);
   const context = shareable ? forBarePath(remixContext) : remixContext;
   return pages.respond({
     request,

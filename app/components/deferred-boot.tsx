@@ -1,5 +1,6 @@
 import { UNSAFE_RemixContext, useMatches } from "@remix-run/react";
 import { useContext, useState } from "react";
+import { CAMPAIGN_PARAMS, FORM_REACHED_PATH, REFERRER_FIELD } from "~/insight/paths";
 
 /**
  * What starts the page's scripts, named by the leaf route's `handle.boot`: the visitor comes within `margin` of the
@@ -25,13 +26,17 @@ export const BOOT_PATIENCE_MS = 10_000;
 /** `<html data-boot>`: `fallback` once the boot gave up; entry.client.tsx hydrates only without it, and marks `hydrating`. */
 export const BOOT_STATE = "boot";
 
+/** The one count the boot sends as it starts (docs/insight.md): where, the page's campaign parameters, the referrer's field. */
+type Beacon = { path: string; params: readonly string[]; referrer: string };
+const FORM_REACHED: Beacon = { path: FORM_REACHED_PATH, params: CAMPAIGN_PARAMS, referrer: REFERRER_FIELD };
+
 /**
  * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
  * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes. When that fails,
  * the page becomes what it is without JavaScript: the `js-only` parts hidden, the form's `<noscript>` content (the
  * question) put in place, a plain post; what the visitor typed stays.
  */
-function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: number, state: string) {
+function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: number, state: string, beacon: Beacon) {
   const html = document.documentElement;
   // Scripts run here: what only they make work (`js-only`) is shown from the first paint, so hydration moves nothing.
   html.classList.add("js");
@@ -65,6 +70,15 @@ function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: nu
         return html.dataset[state] ? undefined : import(modules.entry);
       })
       .catch(fallBack);
+    // Counted, not identified: the campaign in the page's address and the referring site's host, nothing else.
+    const address = new URLSearchParams(location.search);
+    const told = new URLSearchParams();
+    for (const name of beacon.params) {
+      const value = address.get(name);
+      if (value) told.set(name, value);
+    }
+    if (document.referrer) told.set(beacon.referrer, new URL(document.referrer).hostname);
+    navigator.sendBeacon(beacon.path, told);
   };
   const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && boot(), {
     rootMargin: trigger.margin,
@@ -116,7 +130,7 @@ export function DeferredBoot() {
     return [
       `window.__remixContext = ${remix.serverHandoffString};`,
       `window.__remixManifest = ${scriptJson(partialManifest)};`,
-      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)}, ${BOOT_PATIENCE_MS}, "${BOOT_STATE}");`,
+      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)}, ${BOOT_PATIENCE_MS}, "${BOOT_STATE}", ${scriptJson(FORM_REACHED)});`,
     ].join("\n");
   });
   if (!trigger) return null;

@@ -9,7 +9,7 @@ import { SIGNUP_BOOT } from "~/components/signup-form";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
-import { settings, signup } from "~/server/services.server";
+import { insight, settings, signup } from "~/server/services.server";
 import { FIELD, type SignupResult } from "~/signup/result";
 
 /**
@@ -27,7 +27,8 @@ export function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const { status, result } = await signup.handle(request);
+  const { status, result, outcome } = await signup.handle(request);
+  insight.signupPosted(request, outcome);
   return json(result, { status, headers: { "Cache-Control": "no-store" } });
 }
 

@@ -21,6 +21,8 @@ export function onEachAnswer(listener: (status: number, path: string) => void): 
   answered = listener;
 }
 
+/** On a request Remix's own script sent (`?_data=<route id>`): the route id. */
+export const DATA_REQUEST_HEADER = "x-landing-data-request";
 /** Remix cannot even build a Request for TRACE or TRACK. */
 const ANSWERED_METHODS = new Set(["GET", "HEAD", "POST"]);
 /** remix-serve's own default when PORT is unset. */
@@ -77,6 +79,8 @@ export function installServerPlumbing(): void {
       const target = originForm(request.url ?? "/");
       const url = target !== undefined && isUrlHost(request.headers.host ?? "") ? parseTarget(target) : null;
       if (target === undefined || !url) return refuse(response, 400, "Requisição inválida.");
+      // An early answer takes the methods it answers (the counts' beacon is a POST) and hands on the rest.
+      if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
       // Remix refuses a form whose Origin names another host than Host with an empty 500: a proxy that drops the
@@ -92,10 +96,12 @@ export function installServerPlumbing(): void {
       // One spelling per path: `//` rendered the page with its form posting to `//?index`.
       if (url.pathname.includes("//")) return redirect(response, url.pathname.replace(/\/{2,}/g, "/") + url.search);
       if (request.method === "POST") answerBeforeExit(request, response);
-      if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       const routeId = url.searchParams.get("_data");
       if (routeId !== null && !isOwnDataRequest(request.method!, url.pathname, routeId))
         return refuse(response, 400, "Requisição inválida.");
+      // Remix takes `_data` out of the request a route's action reads: it is told here, whatever a client sent.
+      if (routeId === null) delete request.headers[DATA_REQUEST_HEADER];
+      else request.headers[DATA_REQUEST_HEADER] = routeId;
       request.url = withDecodablePath(target);
       // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` was a 500 on every route).
       delete request.headers["x-forwarded-host"];

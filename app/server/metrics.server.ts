@@ -11,7 +11,8 @@ const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx"];
 
 /** The figures ops watch (docs/delivery.md, "Metrics"): counted always, shown only to a request bearing METRICS_TOKEN. */
 export class Metrics {
-  private readonly registry = new Registry();
+  /** Where other concerns register their own figures (the campaign counts: app/insight/). */
+  readonly registry = new Registry();
   private readonly signups = new Counter({
     name: "signups_total",
     help: "Sign-up posts by outcome",

@@ -1,5 +1,7 @@
 import { createDelivery } from "~/delivery/delivery.server";
 import { warnIfRedisEvicts } from "~/delivery/redis-durability.server";
+import { Insight } from "~/insight/insight.server";
+import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
@@ -22,8 +24,15 @@ export const settings = loadSettings();
 
 const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
-/** Answered to probes and scrapes, not to visitors: a readiness probe's 503 is no visitor's error. */
-const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics"]);
+/** The campaign counts (docs/insight.md), shown in /metrics. */
+export const insight = new Insight(metrics.registry);
+answerBeforeRemix(VIEW_PATH, insight.viewAnswer);
+answerBeforeRemix(FORM_REACHED_PATH, insight.formReachedAnswer);
+/**
+ * Answered to probes, scrapes and the counts' own requests, not to visitors: a readiness probe's 503 is no visitor's
+ * error, and a view or a beacon is no answer a visitor reads.
+ */
+const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", VIEW_PATH, FORM_REACHED_PATH]);
 onEachAnswer((status, path) => NOT_VISITORS.has(path) || metrics.answered(status));
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;

@@ -264,6 +264,6 @@ export class Signup {
       result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
-    return { status, result };
+    return { status, result, outcome: outcome.code };
   }
 }

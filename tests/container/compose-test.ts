@@ -13,8 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { parse } from "yaml";
+import { FORM_REACHED_PATH } from "~/insight/paths";
 import { freePort } from "../harness/app-server";
-import { signUp, visitorFields } from "../harness/signup-client";
+import { panelQueries } from "../harness/dashboard";
+import { postSignup, signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
 import { until, waitForOk } from "../harness/wait";
 import { ROOT } from "../harness/app-server";
@@ -50,22 +52,26 @@ const composeWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
   );
 const compose = (...args: string[]) => composeWith(env, ...args);
 
-type PrometheusRule = { alert?: string; expr: string; for?: string };
-type AlertsFile = { groups: Array<{ rules: PrometheusRule[] }> };
-const shippedAlerts = (parse(readFileSync(join(ROOT, "deploy/prometheus/alerts.yml"), "utf8")) as AlertsFile).groups
-  .flatMap((group) => group.rules)
-  .map((rule) => rule.alert);
+type PrometheusRule = { alert?: string; record?: string; expr: string; for?: string };
+type RulesFile = { groups: Array<{ interval?: string; rules: PrometheusRule[] }> };
+const RULE_FILES = ["alerts.yml", "insight.yml"];
+const shippedRules = (file: string) => parse(readFileSync(join(ROOT, "deploy/prometheus", file), "utf8")) as RulesFile;
+/** Every rule's name, alerts and recording rules. */
+const shippedRuleNames = RULE_FILES.flatMap((file) =>
+  shippedRules(file).groups.flatMap((group) => group.rules.map((rule) => rule.alert ?? rule.record)),
+);
 
 /**
- * The shipped Prometheus configuration, quickened: scrapes and evaluations every second, and the webhook alert's
- * windows and wait in seconds (its minutes are proven by promtool), so a real outage fires it within the test.
+ * The shipped Prometheus configuration, quickened: scrapes and evaluations every second (the recording rules' daily
+ * group too), and the webhook alert's windows and wait in seconds (its minutes are proven by promtool), so a real
+ * outage fires it within the test.
  */
 function writeQuickPrometheus(): void {
   const config = parse(readFileSync(join(ROOT, "deploy/prometheus/prometheus.yml"), "utf8")) as {
     global: Record<string, string>;
   };
   Object.assign(config.global, { scrape_interval: "1s", evaluation_interval: "1s" });
-  const alerts = parse(readFileSync(join(ROOT, "deploy/prometheus/alerts.yml"), "utf8")) as AlertsFile;
+  const alerts = shippedRules("alerts.yml");
   const webhook = alerts.groups.flatMap((group) => group.rules).find((rule) => rule.alert === WEBHOOK_ALERT);
   assert(webhook, `no ${WEBHOOK_ALERT} in the rules`);
   assert(webhook.expr.includes("[5m]") && webhook.expr.includes("[1m]"), `${WEBHOOK_ALERT}'s windows changed`);
@@ -74,6 +80,9 @@ function writeQuickPrometheus(): void {
   // JSON is YAML.
   writeFileSync(join(folder, "prometheus.yml"), JSON.stringify(config, null, 2));
   writeFileSync(join(folder, "alerts.yml"), JSON.stringify(alerts, null, 2));
+  const recordings = shippedRules("insight.yml");
+  for (const group of recordings.groups) delete group.interval;
+  writeFileSync(join(folder, "insight.yml"), JSON.stringify(recordings, null, 2));
 }
 
 type ApiAnswer<T> = { status: string; data: T };
@@ -82,6 +91,9 @@ async function prometheusApi<T>(path: string): Promise<T> {
   assert(answer.status === "success", `${path}: ${JSON.stringify(answer)}`);
   return answer.data;
 }
+/** The series a query returns now (an instant query, as Grafana's bar gauges and stats ask). */
+const instantQuery = async (promql: string) =>
+  (await prometheusApi<{ result: unknown[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result;
 const webhookAlertFiring = async () =>
   (
     await prometheusApi<{ alerts: Array<{ labels: { alertname: string }; state: string }> }>("/api/v1/alerts")
@@ -120,7 +132,7 @@ async function writeOverride(): Promise<void> {
         ports: [`127.0.0.1:${standInPort}:${STAND_IN_PORT_INSIDE}`],
       },
       prometheus: {
-        volumes: ["prometheus.yml", "alerts.yml"].map((file) => `${join(folder, file)}:/etc/prometheus/${file}:ro`),
+        volumes: ["prometheus.yml", ...RULE_FILES].map((file) => `${join(folder, file)}:/etc/prometheus/${file}:ro`),
       },
     },
   };
@@ -153,6 +165,34 @@ async function main(): Promise<void> {
       const { services } = parse(config) as { services: Record<string, { profiles?: string[] }> };
       const profiles = Object.entries(services).map(([name, service]) => `${name}:${service.profiles?.join() ?? ""}`);
       assert(profiles.sort().join(" ") === "app1: app2: lb: prometheus:monitoring redis:", `services: ${profiles}`);
+    },
+  );
+
+  // Grafana's image cannot be made here: its compose file is checked as compose reads it, not run.
+  await check(
+    "deploy/grafana/compose.yaml adds Grafana to the monitoring profile, its provisioning and dashboards mounted from the repository",
+    async () => {
+      const config = await cli(
+        "docker-compose",
+        ["-p", project, "-f", "compose.yaml", "-f", "deploy/grafana/compose.yaml", "config"],
+        env,
+      );
+      type Service = { profiles?: string[]; volumes?: Array<string | { source?: string; target: string }> };
+      const grafana = (parse(config) as { services: Record<string, Service> }).services.grafana;
+      assert(grafana?.profiles?.join() === "monitoring", `grafana's profiles: ${grafana?.profiles}`);
+      const mounted = new Map(
+        (grafana.volumes ?? []).map((volume) =>
+          typeof volume === "string"
+            ? [volume.split(":")[1]!, volume.split(":")[0]!]
+            : [volume.target, volume.source ?? ""],
+        ),
+      );
+      const folders = [
+        ["/etc/grafana/provisioning", "deploy/grafana/provisioning"],
+        ["/etc/grafana/dashboards", "deploy/grafana/dashboards"],
+      ] as const;
+      for (const [target, folder] of folders)
+        assert(mounted.get(target) === join(ROOT, folder), `${target} mounted from ${mounted.get(target)}`);
     },
   );
 
@@ -225,7 +265,7 @@ async function main(): Promise<void> {
   });
 
   await check(
-    "Prometheus scrapes both apps with the token, has the alert rules loaded, and finds the sign-up",
+    "Prometheus scrapes both apps with the token, has the alert and recording rules loaded, and finds the sign-up",
     async () => {
       type Target = { labels: { job: string; instance: string }; health: string };
       await until(
@@ -240,7 +280,8 @@ async function main(): Promise<void> {
       type RuleGroups = { groups: Array<{ rules: Array<{ name: string }> }> };
       const { groups } = await prometheusApi<RuleGroups>("/api/v1/rules");
       const loaded = groups.flatMap((group) => group.rules).map((rule) => rule.name);
-      assert(loaded.join() === shippedAlerts.join(), `rules loaded: ${loaded.join()}`);
+      // Prometheus lists a file's groups by name.
+      assert(loaded.sort().join() === [...shippedRuleNames].sort().join(), `rules loaded: ${loaded.join()}`);
       const query = encodeURIComponent('sum(signups_total{outcome="queued"})');
       await until(
         async () => {
@@ -251,6 +292,59 @@ async function main(): Promise<void> {
         },
         { what: "the queued sign-up in a query", timeoutMs: 30_000, intervalMs: 500 },
       );
+    },
+  );
+
+  await check(
+    "the launch's dashboard: after a campaign's traffic through nginx, every panel's query returns a series",
+    async () => {
+      const campaignPage = `${origin}/?utm_source=news&utm_medium=email&utm_campaign=lancamento`;
+      const views = (count: number) =>
+        Promise.all(
+          Array.from({ length: count }, async () => {
+            const page = await fetch(campaignPage, { headers: { referer: "https://mail.google.com/" } });
+            await page.arrayBuffer();
+          }),
+        );
+      // Views before and after a scrape saw the campaign: its hour's views grow, so its conversion is defined.
+      await views(4);
+      await until(async () => (await instantQuery('page_views_total{utm_campaign="lancamento"}')).length > 0, {
+        what: "the campaign's views scraped",
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      });
+      await views(4);
+      const beacon = await fetch(origin + FORM_REACHED_PATH, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+        body: "utm_source=news&utm_medium=email&utm_campaign=lancamento&referrer=mail.google.com",
+      });
+      assert(beacon.status === 204, `the beacon answered ${beacon.status}`);
+      const signedUp = await signUp(
+        origin,
+        { ...visitorFields(SECRET), email: "campanha@exemplo.com.br", hcaptchaToken: "P1_campanha" },
+        { headers: { referer: campaignPage } },
+      );
+      assert(signedUp.status === 200, `the campaign's sign-up answered ${signedUp.status}`);
+      // A post without the captcha's token: the captcha's refusals have a series.
+      const refused = await postSignup(origin, { ...visitorFields(SECRET), email: "sem-captcha@exemplo.com.br" });
+      assert(refused.status === 400, `the post without a token answered ${refused.status}`);
+
+      const queries = panelQueries();
+      const waiting = new Set(queries);
+      try {
+        await until(
+          async () => {
+            for (const query of [...waiting]) if ((await instantQuery(query.promql)).length > 0) waiting.delete(query);
+            return waiting.size === 0;
+          },
+          { what: "every panel's query returning a series", timeoutMs: 60_000, intervalMs: 1_000 },
+        );
+      } catch (error) {
+        const empty = [...waiting].map((query) => `${query.panel} (${query.refId}): ${query.promql}`);
+        throw new Error(`${(error as Error).message}; no series for:\n${empty.join("\n")}`);
+      }
+      return `${queries.length} queries`;
     },
   );
 

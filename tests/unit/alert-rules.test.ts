@@ -16,6 +16,8 @@ import { findProgram } from "../harness/programs";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "deploy/prometheus/prometheus.yml");
 const RULES = join(ROOT, "deploy/prometheus/alerts.yml");
+/** The campaign counts' recording rules, tested by tests/prometheus/insight.test.yml. */
+const RECORDING_RULES = join(ROOT, "deploy/prometheus/insight.yml");
 const RULE_TESTS = readdirSync(join(ROOT, "tests/prometheus"))
   .filter((file) => file.endsWith(".test.yml"))
   .map((file) => join(ROOT, "tests/prometheus", file));
@@ -77,17 +79,18 @@ const cases: RuleTest[] = RULE_TESTS.flatMap((file) =>
 );
 
 describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", () => {
-  it("promtool check rules and check config accept them and prometheus.yml, its token file in place", async () => {
+  it("promtool check rules and check config accept them, the recording rules and prometheus.yml, its token file in place", async () => {
     const folder = join(scratch, "config");
     mkdirSync(folder);
     copyFileSync(CONFIG, join(folder, "prometheus.yml"));
     copyFileSync(RULES, join(folder, "alerts.yml"));
+    copyFileSync(RECORDING_RULES, join(folder, "insight.yml"));
     writeFileSync(join(folder, "metrics-token"), "a-token-of-16-characters");
     const checkedRules = await promtool("check", "rules", RULES);
     expect(checkedRules.output).toContain("SUCCESS: 9 rules found");
     expect(checkedRules.ok).toBe(true);
     const checkedConfig = await promtool("check", "config", join(folder, "prometheus.yml"));
-    expect(checkedConfig.output).toContain("SUCCESS: 1 rule files found");
+    expect(checkedConfig.output).toContain("SUCCESS: 2 rule files found");
     expect(checkedConfig.ok).toBe(true);
   });
 

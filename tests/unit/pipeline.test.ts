@@ -706,7 +706,7 @@ describe("one relay per address a day", () => {
     const signup = makeSignup();
     const first = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() });
     const second = await submit(signup, { email: "Ana@Exemplo.com.br", hcaptchaToken: token() });
-    expect(second).toEqual(first);
+    expect({ status: second.status, result: second.result }).toEqual({ status: first.status, result: first.result });
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
     expect(JSON.parse(logs[1]!)).toMatchObject({ outcome: "known-email", status: 200 });
   });

@@ -8,3 +8,5 @@ export const STAND_IN_PORT = Number(process.env.E2E_STAND_IN_PORT || 4510);
 export const STAND_IN_ORIGIN = `http://127.0.0.1:${STAND_IN_PORT}`;
 /** The end-to-end server's SIGNUP_SECRET. */
 export const E2E_SIGNUP_SECRET = "e2e-signing-secret-0123456789abcdef";
+/** The end-to-end server's METRICS_TOKEN: the campaign counts are read from its /metrics. */
+export const E2E_METRICS_TOKEN = "e2e-metrics-token-0123456789abcdef";

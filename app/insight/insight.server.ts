@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Counter, type Registry } from "prom-client";
+import { DATA_REQUEST_HEADER } from "~/server/guards.server";
+import { campaignOf, campaignOfPage, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
+import { BoundedLabels, type Bounds } from "./bounded-labels.server";
+import { CAMPAIGN_PARAMS, REFERRER_FIELD } from "./paths";
+
+/**
+ * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
+ * not (its mirror to VIEW_PATH), so the app does not count the page it renders for it again.
+ */
+export const VIEW_COUNTED_HEADER = "x-view-counted";
+
+/** Sized for a launch's few dozen campaigns and referring sites (docs/insight.md, "Bounded"). */
+export const BOUNDS: Bounds = { valuesPerLabel: 50, seriesPerMetric: 200 };
+
+/** A beacon carries three short parameters and a host name. */
+const BEACON_MAX_BYTES = 1024;
+/** A new sign-up reached the webhook or the queue: `replay` and `known-email` were counted when first accepted. */
+const ACCEPTED = new Set(["relayed", "queued"]);
+const JAVASCRIPT = ["on", "off"] as const;
+const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
+
+/**
+ * The campaign counts (docs/insight.md): page views, visitors who reached the form, sign-up posts and sign-ups
+ * accepted, by campaign and referring site. Counters only: no cookie, no identifier, no address or user agent kept.
+ */
+export class Insight {
+  private readonly bounded = new BoundedLabels(BOUNDS);
+  private readonly views;
+  private readonly reached;
+  private readonly posts;
+  private readonly accepted;
+
+  constructor(private readonly registry: Registry) {
+    this.views = this.counter(
+      "page_views_total",
+      "Views of the page (GET /) wherever answered, by campaign (utm_*) and referring site",
+      PAGE_LABELS,
+    );
+    this.reached = this.counter(
+      "form_reached_total",
+      "Visitors whose page booted as they neared the form (JavaScript on), by campaign and referring site",
+      PAGE_LABELS,
+    );
+    this.posts = this.counter(
+      "signup_posts_total",
+      "Sign-up posts, by the campaign of the page posted from and whether JavaScript was on",
+      CAMPAIGN_PARAMS,
+      ["javascript"],
+    );
+    this.accepted = this.counter(
+      "signups_accepted_total",
+      "New sign-ups relayed or queued, by the campaign of the page posted from and whether JavaScript was on",
+      CAMPAIGN_PARAMS,
+      ["javascript"],
+    );
+  }
+
+  /** The page the app answered itself (entry.server.tsx): a view, unless the shipped nginx counted it. */
+  pageAnswered(request: Request): void {
+    if (request.method !== "GET" || request.headers.has(VIEW_COUNTED_HEADER)) return;
+    this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
+  }
+
+  /** `GET VIEW_PATH?<the page's query>` with the page request's headers: a view answered elsewhere (nginx's cache). */
+  readonly viewAnswer = (request: IncomingMessage, response: ServerResponse): boolean => {
+    if (request.method !== "GET") return false;
+    const query = new URL(request.url ?? "", "http://site").searchParams;
+    // Remix's own data requests are no view; nginx mirrors them with the page's.
+    if (!query.has("_data")) this.viewed(query, request.headers.referer, request.headers.host);
+    answer(response, 204);
+    return true;
+  };
+
+  /** The boot's beacon (components/deferred-boot.tsx): the page's utm_* and the referring site's host, urlencoded. */
+  readonly formReachedAnswer = (request: IncomingMessage, response: ServerResponse): boolean => {
+    if (request.method !== "POST") return false;
+    void readSmall(request, BEACON_MAX_BYTES).then((body) => {
+      if (body === null) return answer(response, 413);
+      const fields = new URLSearchParams(body);
+      const campaign = campaignOf(fields);
+      const referrer = referringSite(fields.get(REFERRER_FIELD), request.headers.host);
+      if (this.reached({ ...campaign, referrer }, {})) this.prepare(campaign);
+      answer(response, 204);
+    });
+    return true;
+  };
+
+  /** A post the sign-up pipeline answered with `outcome`, counted for the campaign of the page it came from. */
+  signupPosted(request: Request, outcome: string): void {
+    const campaign = campaignOfPage(request.headers.get("referer"));
+    // Remix's script posts as a data request; a plain form post is the page without JavaScript.
+    const javascript = request.headers.has(DATA_REQUEST_HEADER) ? "on" : "off";
+    if (this.posts(campaign, { javascript })) this.prepare(campaign);
+    if (ACCEPTED.has(outcome)) this.accepted(campaign, { javascript });
+  }
+
+  private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {
+    const campaign = campaignOf(query);
+    const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
+    if (!this.views(labels, {})) return;
+    this.reached(labels, {}, 0);
+    this.prepare(campaign);
+  }
+
+  /**
+   * A campaign's sign-up series (and a view's form-reached one) shown at 0 once it first appears: Prometheus's
+   * increase() misses the first count of a series that appears later, and a campaign's first sign-ups are the ones a
+   * launch watches.
+   */
+  private prepare(campaign: CampaignLabels): void {
+    for (const javascript of JAVASCRIPT) {
+      this.posts(campaign, { javascript }, 0);
+      this.accepted(campaign, { javascript }, 0);
+    }
+  }
+
+  /**
+   * A counter whose `bounded` labels pass the bounds, beside `fixed` ones whose few values the code chooses; counting
+   * tells whether the series is new.
+   */
+  private counter<B extends string, F extends string = never>(
+    name: string,
+    help: string,
+    bounded: readonly B[],
+    fixed: readonly F[] = [],
+  ) {
+    const counter = new Counter({ name, help, labelNames: [...bounded, ...fixed], registers: [this.registry] });
+    return (labels: Record<B, string>, fixedLabels: Record<F, string>, by = 1): boolean => {
+      const bounded = this.bounded.labels(name, labels, fixedLabels);
+      counter.inc(bounded.labels, by);
+      return bounded.first;
+    };
+  }
+}
+
+function answer(response: ServerResponse, status: 204 | 413): void {
+  response.writeHead(status, { "Cache-Control": "no-store", "Content-Length": 0 });
+  response.end();
+}
+
+/** The body as text, or null past `limit` bytes (the guards read and drop the rest). */
+function readSmall(request: IncomingMessage, limit: number): Promise<string | null> {
+  if (Number(request.headers["content-length"] ?? 0) > limit) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= limit) return void chunks.push(chunk);
+      request.off("data", onData);
+      resolve(null);
+    };
+    request.on("data", onData);
+    request.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.once("error", () => resolve(null));
+  });
+}

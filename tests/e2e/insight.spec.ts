@@ -1,0 +1,114 @@
+import type { BrowserContext, Page } from "@playwright/test";
+import { FORM_REACHED_PATH } from "~/insight/paths";
+import { scrapeMetrics, sumOf, type Sample } from "../harness/metrics";
+import { solveQuestion } from "../harness/question-solver";
+import { afterIdle, expect, signupForm, test, uniqueEmail, waitForHydration } from "./fixtures";
+import { fakeHcaptcha } from "./support/fake-hcaptcha";
+import { APP_ORIGIN, E2E_METRICS_TOKEN } from "./support/ports";
+
+/**
+ * The campaign counts as a visitor's browser makes them (docs/insight.md): a view per page load, one beacon once
+ * the visitor nears the form, a sign-up counted for the campaign of the page it was sent from; nothing kept in the
+ * browser, nothing fetched before the form comes near.
+ */
+
+const CAMPAIGN_PAGE = "/?utm_source=news&utm_campaign=lancamento";
+const CAMPAIGN = { utm_source: "news", utm_medium: "(none)", utm_campaign: "lancamento" };
+const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
+
+const counts = (samples: Sample[]) => ({
+  views: sumOf(samples, "page_views_total", CAMPAIGN),
+  reached: sumOf(samples, "form_reached_total", CAMPAIGN),
+  posts: sumOf(samples, "signup_posts_total", CAMPAIGN),
+  accepted: sumOf(samples, "signups_accepted_total", CAMPAIGN),
+  acceptedWithout: sumOf(samples, "signups_accepted_total", { ...CAMPAIGN, javascript: "off" }),
+});
+const countsNow = async () => counts(await scrapeMetrics(APP_ORIGIN, E2E_METRICS_TOKEN));
+
+/** What the browser keeps for the site: cookies, and (where scripts run) its storages. */
+async function keptByBrowser(context: BrowserContext, page: Page | null) {
+  const cookies = (await context.cookies()).map((cookie) => cookie.name);
+  if (!page) return { cookies };
+  const storage = await page.evaluate(async () => ({
+    localStorage: localStorage.length,
+    sessionStorage: sessionStorage.length,
+    indexedDB: (await indexedDB.databases()).length,
+    caches: (await caches.keys()).length,
+  }));
+  return { cookies, ...storage };
+}
+
+test("three visits from a campaign link, a sign-up with JavaScript and one without: 3 views, 1 reached the form and 2 sign-ups for that campaign; no cookie, nothing stored, nothing fetched before the form comes near", async ({
+  page,
+  browser,
+  context,
+  standIn,
+}) => {
+  const before = await countsNow();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await fakeHcaptcha(page);
+  const early: string[] = [];
+  const recordEarly = (request: { resourceType(): string; url(): string }) => {
+    if (request.resourceType() === "script" || request.url().endsWith(FORM_REACHED_PATH)) early.push(request.url());
+  };
+
+  // 1. With JavaScript, to the form: the beacon goes as the boot starts, not before.
+  page.on("request", recordEarly);
+  await page.goto(CAMPAIGN_PAGE);
+  await afterIdle(page);
+  page.off("request", recordEarly);
+  expect(early).toEqual([]);
+  const beacon = page.waitForRequest((request) => request.url().endsWith(FORM_REACHED_PATH));
+  const form = signupForm(page);
+  await form.email.scrollIntoViewIfNeeded();
+  await waitForHydration(page);
+  expect((await beacon).postData()).toBe("utm_source=news&utm_campaign=lancamento");
+  await form.send(uniqueEmail("campanha-js"));
+  await expect(page.getByText("Cadastro realizado!")).toBeVisible();
+
+  // 2. Without JavaScript: the question, a plain post.
+  const withoutScripts = await browser.newContext({
+    javaScriptEnabled: false,
+    locale: "pt-BR",
+    extraHTTPHeaders: { "x-forwarded-for": "198.51.100.35" },
+  });
+  const plainPage = await withoutScripts.newPage();
+  await plainPage.goto(CAMPAIGN_PAGE);
+  const plainForm = signupForm(plainPage);
+  await plainForm.email.fill(uniqueEmail("campanha-sem-js"));
+  const question = (await plainPage.getByText(QUESTION).textContent())!;
+  await plainPage.getByLabel(QUESTION).fill(String(solveQuestion(question)));
+  await plainForm.press();
+  await expect(plainPage.getByRole("status")).toContainText("Cadastro realizado!");
+
+  // 3. With JavaScript, leaving before the form.
+  const browsing = await context.newPage();
+  await browsing.setViewportSize({ width: 390, height: 844 });
+  await browsing.goto(CAMPAIGN_PAGE);
+  await afterIdle(browsing);
+
+  await expect.poll(async () => (await countsNow()).reached - before.reached).toBe(1);
+  const after = await countsNow();
+  expect({
+    views: after.views - before.views,
+    reached: after.reached - before.reached,
+    posts: after.posts - before.posts,
+    accepted: after.accepted - before.accepted,
+    acceptedWithout: after.acceptedWithout - before.acceptedWithout,
+  }).toEqual({ views: 3, reached: 1, posts: 2, accepted: 2, acceptedWithout: 1 });
+  // The automation still gets the five fields, no campaign.
+  const { webhook } = await standIn.received();
+  expect(
+    webhook.map((hit) =>
+      Object.keys(hit.body as object)
+        .sort()
+        .join(),
+    ),
+  ).toEqual(["email,hcaptchaToken,source,ts,userAgent", "email,hcaptchaToken,source,ts,userAgent"]);
+
+  const nothing = { cookies: [], localStorage: 0, sessionStorage: 0, indexedDB: 0, caches: 0 };
+  expect(await keptByBrowser(context, page)).toEqual(nothing);
+  expect(await keptByBrowser(context, browsing)).toEqual(nothing);
+  expect(await keptByBrowser(withoutScripts, null)).toEqual({ cookies: [] });
+  await withoutScripts.close();
+});

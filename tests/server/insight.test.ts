@@ -1,0 +1,239 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { BOUNDS } from "~/insight/insight.server";
+import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
+import type { RunningApp } from "../harness/app-server";
+import { scrapeMetrics, sumOf, type Sample } from "../harness/metrics";
+import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
+import { postSignup, signUp } from "../harness/signup-client";
+import { until } from "../harness/wait";
+import { builtServerSuite } from "./suite";
+
+/**
+ * The campaign counts (docs/insight.md) as /metrics shows them: page views wherever answered, visitors who reached
+ * the form, sign-up posts and sign-ups accepted, by campaign and referring site, bounded. The browser's side (the
+ * boot's beacon, no cookie, no storage) is tests/e2e/insight.spec.ts.
+ */
+
+const METRICS_TOKEN = "insight-metrics-token-0123456789";
+const { standIn, start, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl, METRICS_TOKEN }));
+
+const balancers: RunningNginx[] = [];
+afterEach(async () => {
+  await Promise.all(balancers.splice(0).map((balancer) => balancer.stop()));
+});
+
+const metricsOf = (origin: string) => scrapeMetrics(origin, METRICS_TOKEN);
+/** A campaign name no other test uses. */
+const freshCampaign = () => `c${randomUUID().slice(0, 8)}`;
+const campaignLabels = (campaign: string) => ({ utm_source: "news", utm_medium: "(none)", utm_campaign: campaign });
+/** Bot-trap fields of a person, an address and a (relayed unverified: no HCAPTCHA_SECRET) captcha token. */
+const signupFields = (email: string) => ({ ...visitor(), email, hcaptchaToken: `P1_${randomUUID()}` });
+const seriesOf = (samples: Sample[], name: string) => samples.filter((sample) => sample.name === name);
+const INSIGHT_METRICS = ["page_views_total", "form_reached_total", "signup_posts_total", "signups_accepted_total"];
+
+describe("the app counts", () => {
+  it("a view of the page per GET it answers, by campaign (normalised) and referring site host; a revalidation (304) too; HEAD, data requests, other paths and pages the shipped nginx counts, none", async () => {
+    const app = await start();
+    const query = "?utm_source=News&utm_medium=E-Mail&utm_campaign=Lan%C3%A7amento%20de%20Ver%C3%A3o!";
+    const referer = { referer: "https://www.Instagram.com/p/abc?igsh=123" };
+    const labels = {
+      utm_source: "news",
+      utm_medium: "e-mail",
+      utm_campaign: "lancamento_de_verao",
+      referrer: "instagram.com",
+    };
+
+    const page = await fetch(`${app.origin}/${query}`, { headers: referer });
+    expect(page.status).toBe(200);
+    const etag = page.headers.get("etag")!;
+    const revalidated = await fetch(`${app.origin}/${query}`, { headers: { ...referer, "if-none-match": etag } });
+    expect(revalidated.status).toBe(304);
+    expect((await fetch(`${app.origin}/${query}`, { method: "HEAD", headers: referer })).status).toBe(200);
+    expect((await fetch(`${app.origin}/${query}&_data=routes%2F_index`, { headers: referer })).status).toBe(200);
+    expect((await fetch(`${app.origin}/planos${query}`, { headers: referer })).status).toBe(404);
+    const fromNginx = await fetch(`${app.origin}/${query}`, { headers: { ...referer, "x-view-counted": "1" } });
+    expect(fromNginx.status).toBe(200);
+
+    const samples = await metricsOf(app.origin);
+    expect(sumOf(samples, "page_views_total", labels)).toBe(2);
+    expect(sumOf(samples, "page_views_total")).toBe(2);
+  });
+
+  it("a view nginx's mirror reports (GET /__insight/view?<the page's query>), answered 204 and never stored; our own host is (self), no Referer (direct)", async () => {
+    const app = await start();
+    const campaign = freshCampaign();
+    const reported = await fetch(`${app.origin}${VIEW_PATH}?utm_source=news&utm_campaign=${campaign}`);
+    expect(reported.status).toBe(204);
+    expect(reported.headers.get("cache-control")).toBe("no-store");
+    await fetch(`${app.origin}${VIEW_PATH}?utm_source=news&utm_campaign=${campaign}`, {
+      headers: { referer: `${app.origin}/?utm_source=news` },
+    });
+    await fetch(`${app.origin}${VIEW_PATH}?utm_source=news&utm_campaign=${campaign}&_data=routes%2F_index`);
+
+    const samples = await metricsOf(app.origin);
+    const views = campaignLabels(campaign);
+    expect(sumOf(samples, "page_views_total", { ...views, referrer: "(direct)" })).toBe(1);
+    expect(sumOf(samples, "page_views_total", { ...views, referrer: "(self)" })).toBe(1);
+    expect(sumOf(samples, "page_views_total", views)).toBe(2);
+    // The counts' own requests are no answers to visitors.
+    expect(sumOf(samples, "http_responses_total")).toBe(0);
+  });
+
+  it("a visitor who reached the form, from the boot's beacon (204); a beacon past 1 KB is refused (413) and counts nothing", async () => {
+    const app = await start();
+    const campaign = freshCampaign();
+    const beacon = (body: string) =>
+      fetch(`${app.origin}${FORM_REACHED_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+        body,
+      });
+    expect((await beacon(`utm_source=news&utm_campaign=${campaign}&referrer=l.facebook.com`)).status).toBe(204);
+    expect((await beacon(`utm_source=news&utm_campaign=${campaign}&referrer=${"x".repeat(1024)}`)).status).toBe(413);
+    expect((await fetch(`${app.origin}${FORM_REACHED_PATH}`)).status).toBe(404);
+
+    const samples = await metricsOf(app.origin);
+    expect(sumOf(samples, "form_reached_total", { ...campaignLabels(campaign), referrer: "l.facebook.com" })).toBe(1);
+    expect(sumOf(samples, "form_reached_total", campaignLabels(campaign))).toBe(1);
+  });
+
+  it("sign-up posts by the campaign of the page posted from (its Referer), with JavaScript (a data request) and without; accepted only when relayed, while the webhook gets the five fields", async () => {
+    const app = await start();
+    const campaign = freshCampaign();
+    const referer = { referer: `${app.origin}/?utm_source=news&utm_campaign=${campaign}` };
+    const withScript = signupFields("com-js@exemplo.com.br");
+    expect((await signUp(app.origin, withScript, { headers: referer })).status).toBe(200);
+    const plain = await postSignup(app.origin, signupFields("sem-js@exemplo.com.br"), { headers: referer });
+    expect(plain.status).toBe(200);
+    // Pressed again: the same sign-up, answered without a second relay.
+    expect((await signUp(app.origin, withScript, { headers: referer })).status).toBe(200);
+    expect((await signUp(app.origin, signupFields("sem-arroba"), { headers: referer })).status).toBe(400);
+
+    const samples = await metricsOf(app.origin);
+    const labels = campaignLabels(campaign);
+    expect(sumOf(samples, "signup_posts_total", { ...labels, javascript: "on" })).toBe(3);
+    expect(sumOf(samples, "signup_posts_total", { ...labels, javascript: "off" })).toBe(1);
+    expect(sumOf(samples, "signups_accepted_total", { ...labels, javascript: "on" })).toBe(1);
+    expect(sumOf(samples, "signups_accepted_total", { ...labels, javascript: "off" })).toBe(1);
+    expect(
+      standIn.received.webhook.map((hit) =>
+        Object.keys(hit.body as object)
+          .sort()
+          .join(),
+      ),
+    ).toEqual(["email,hcaptchaToken,source,ts,userAgent", "email,hcaptchaToken,source,ts,userAgent"]);
+  });
+
+  it("within bounds: 1,000 distinct random campaign names (and sources, and referring sites) keep the series within the caps, and 1,000 more add none", async () => {
+    const app = await start();
+    const random = () => randomUUID().replaceAll("-", "");
+    /** `count` page views, each from a campaign, a source and a referring site never seen before, 10 at a time. */
+    async function strangers(count: number): Promise<void> {
+      for (let sent = 0; sent < count; sent += 10)
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            fetch(`${app.origin}/?utm_source=${random()}&utm_campaign=${random()}`, {
+              headers: { referer: `https://${random()}.example/` },
+            }).then((response) => response.arrayBuffer()),
+          ),
+        );
+    }
+    const insightSeries = (samples: Sample[]) =>
+      INSIGHT_METRICS.map((name) => seriesOf(samples, name).length).reduce((sum, count) => sum + count, 0);
+
+    await strangers(1_000);
+    const first = await metricsOf(app.origin);
+    expect(sumOf(first, "page_views_total")).toBe(1_000);
+    for (const label of ["utm_source", "utm_campaign", "referrer"]) {
+      const values = new Set(seriesOf(first, "page_views_total").map((sample) => sample.labels[label]));
+      expect(values.size, label).toBeLessThanOrEqual(BOUNDS.valuesPerLabel + 1);
+    }
+    // Each metric: its cap, plus the all-"(other)" series (one per value of `javascript` for the sign-up counts).
+    expect(seriesOf(first, "page_views_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 1);
+    expect(seriesOf(first, "form_reached_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 1);
+    expect(seriesOf(first, "signup_posts_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 2);
+    expect(seriesOf(first, "signups_accepted_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 2);
+    expect(sumOf(first, "page_views_total", { utm_campaign: "(other)" })).toBeGreaterThan(0);
+
+    await strangers(1_000);
+    const second = await metricsOf(app.origin);
+    expect(sumOf(second, "page_views_total")).toBe(2_000);
+    expect(insightSeries(second)).toBe(insightSeries(first));
+  });
+});
+
+describe("through the shipped nginx", () => {
+  type Deployment = { app: RunningApp; origin: string };
+  async function behindBalancer(): Promise<Deployment> {
+    const app = await start({ TRUST_PROXY: "1" });
+    const balancer = await startNginxBalancer([app.origin]);
+    balancers.push(balancer);
+    return { app, origin: balancer.origin };
+  }
+
+  it("five page loads within a second, answered from its cache, count five views, each once", async () => {
+    const { app, origin } = await behindBalancer();
+    const campaign = freshCampaign();
+    const cacheStatuses: string[] = [];
+    for (let load = 0; load < 5; load++) {
+      const response = await fetch(`${origin}/?utm_source=news&utm_campaign=${campaign}`, {
+        headers: { referer: "https://l.instagram.com/" },
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      cacheStatuses.push(response.headers.get("x-cache-status") ?? "");
+    }
+    expect(cacheStatuses).toContain("HIT");
+
+    const views = { ...campaignLabels(campaign), referrer: "l.instagram.com" };
+    // The mirror reports each view once its answer is out; the page the app rendered for the cache was never counted
+    // on its own (it would have been, before the first answer).
+    await until(async () => sumOf(await metricsOf(app.origin), "page_views_total", views) >= 5, {
+      what: "five views counted",
+    });
+    expect(sumOf(await metricsOf(app.origin), "page_views_total", views)).toBe(5);
+  });
+
+  it("counts no view for HEAD, a data request, the form's post, another path; its mirror's path is a 404 from outside", async () => {
+    const { app, origin } = await behindBalancer();
+    const campaign = freshCampaign();
+    const query = `?utm_source=news&utm_campaign=${campaign}`;
+    expect((await fetch(`${origin}/${query}`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${origin}/${query}&_data=routes%2F_index`)).status).toBe(200);
+    expect((await fetch(`${origin}/planos${query}`)).status).toBe(404);
+    expect((await fetch(`${origin}${VIEW_PATH}${query}`)).status).toBe(404);
+    const posted = await postSignup(`${origin}`, signupFields("nginx@exemplo.com.br"), {
+      headers: { referer: `${origin}/${query}` },
+    });
+    expect(posted.status).toBe(200);
+
+    // One view after them all, reported after theirs would have been.
+    const marker = freshCampaign();
+    await (await fetch(`${origin}/?utm_source=news&utm_campaign=${marker}`)).arrayBuffer();
+    await until(async () => sumOf(await metricsOf(app.origin), "page_views_total", campaignLabels(marker)) === 1, {
+      what: "the marker's view counted",
+    });
+    const samples = await metricsOf(app.origin);
+    expect(sumOf(samples, "page_views_total", campaignLabels(campaign))).toBe(0);
+    expect(sumOf(samples, "signup_posts_total", campaignLabels(campaign))).toBe(1);
+  });
+
+  it("the boot's beacons from one address never spend the sign-ups' burst there: 70 at once, then a sign-up goes through", async () => {
+    const { app, origin } = await behindBalancer();
+    const campaign = freshCampaign();
+    const beacons = await Promise.all(
+      Array.from({ length: 70 }, () =>
+        fetch(`${origin}${FORM_REACHED_PATH}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+          body: `utm_source=news&utm_campaign=${campaign}`,
+        }).then((response) => response.status),
+      ),
+    );
+    expect(new Set(beacons)).toEqual(new Set([204]));
+    const { status } = await signUp(origin, signupFields("depois-dos-beacons@exemplo.com.br"));
+    expect(status).toBe(200);
+    expect(sumOf(await metricsOf(app.origin), "form_reached_total", campaignLabels(campaign))).toBe(70);
+  });
+});

@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  campaignOf,
+  campaignOfPage,
+  DIRECT,
+  LABEL_LENGTH,
+  labelValue,
+  NONE,
+  OTHER,
+  referringSite,
+  SELF,
+} from "~/insight/attribution.server";
+import { BoundedLabels } from "~/insight/bounded-labels.server";
+
+describe("a campaign's label values (app/insight/attribution.server.ts)", () => {
+  it.each([
+    ["Lançamento de Verão!", "lancamento_de_verao"],
+    ["  News  ", "news"],
+    ["E-Mail", "e-mail"],
+    ["black friday 2026", "black_friday_2026"],
+    ["ＮＥＷＳ", "news"],
+    ["<script>alert(1)</script>", "script_alert_1_script"],
+    ["(direct)", "direct"],
+    ["instagram.stories_v2", "instagram.stories_v2"],
+  ])("%j is counted as %j", (raw, value) => {
+    expect(labelValue(raw)).toBe(value);
+  });
+
+  it("is cut to its length, and nothing is left of punctuation alone or an empty value", () => {
+    expect(labelValue("a".repeat(10_000))).toBe("a".repeat(LABEL_LENGTH));
+    expect(labelValue(`${"b".repeat(LABEL_LENGTH - 1)} c`)).toBe("b".repeat(LABEL_LENGTH - 1));
+    expect(labelValue("!!! ???")).toBeNull();
+    expect(labelValue("")).toBeNull();
+  });
+
+  it("never keeps an e-mail address a mailing tool put in a link", () => {
+    expect(labelValue("maria.silva@exemplo.com.br")).toBe(OTHER);
+  });
+
+  it("reads utm_source, utm_medium and utm_campaign from the page's query, '+' as a space; an absent one is (none)", () => {
+    expect(campaignOf(new URLSearchParams("utm_source=Newsletter&utm_campaign=black+friday&fbclid=IwAR1"))).toEqual({
+      utm_source: "newsletter",
+      utm_medium: NONE,
+      utm_campaign: "black_friday",
+    });
+    expect(campaignOf(new URLSearchParams("utm_source=&utm_medium=%20"))).toEqual({
+      utm_source: NONE,
+      utm_medium: NONE,
+      utm_campaign: NONE,
+    });
+  });
+
+  it("reads a post's campaign from the page it was posted from (its Referer); none from no address", () => {
+    expect(campaignOfPage("https://prevly.com.br/?utm_source=tv&utm_medium=ctv&utm_campaign=estreia")).toEqual({
+      utm_source: "tv",
+      utm_medium: "ctv",
+      utm_campaign: "estreia",
+    });
+    expect(campaignOfPage(null)).toEqual({ utm_source: NONE, utm_medium: NONE, utm_campaign: NONE });
+    expect(campaignOfPage("not an address")).toEqual({ utm_source: NONE, utm_medium: NONE, utm_campaign: NONE });
+  });
+
+  it("names the referring site by its host, without www.; none is (direct), the site itself (self) whatever the port", () => {
+    expect(referringSite("www.Google.com", "prevly.com.br")).toBe("google.com");
+    expect(referringSite("l.facebook.com", "prevly.com.br")).toBe("l.facebook.com");
+    expect(referringSite("com.google.android.gm", "prevly.com.br")).toBe("com.google.android.gm");
+    expect(referringSite("prevly.com.br", "prevly.com.br:443")).toBe(SELF);
+    expect(referringSite(null, "prevly.com.br")).toBe(DIRECT);
+    expect(referringSite("", "prevly.com.br")).toBe(DIRECT);
+  });
+});
+
+describe("bounded labels (app/insight/bounded-labels.server.ts)", () => {
+  const bounds = { valuesPerLabel: 5, seriesPerMetric: 8 };
+
+  it("1,000 random campaign names: the first come keep their names, the rest are one (other) series", () => {
+    const bounded = new BoundedLabels(bounds);
+    const series = new Set<string>();
+    const names = Array.from({ length: 1_000 }, () => randomUUID().slice(0, 12));
+    for (const name of names)
+      series.add(JSON.stringify(bounded.labels("views", { utm_campaign: name, utm_source: "news" }, {}).labels));
+    expect(series.size).toBe(bounds.valuesPerLabel + 1);
+    expect(bounded.labels("views", { utm_campaign: names[0]!, utm_source: "news" }, {}).labels.utm_campaign).toBe(
+      names[0],
+    );
+    expect(bounded.labels("views", { utm_campaign: names[999]!, utm_source: "news" }, {}).labels.utm_campaign).toBe(
+      OTHER,
+    );
+  });
+
+  it("caps each metric's series: past the cap a new one is (other) in every bounded label, its fixed labels kept", () => {
+    const bounded = new BoundedLabels(bounds);
+    const series = new Set<string>();
+    // 5 sources × 5 campaigns named: 25 combinations, 8 of them kept.
+    for (let source = 0; source < 5; source++)
+      for (let campaign = 0; campaign < 5; campaign++) {
+        const { labels } = bounded.labels(
+          "posts",
+          { utm_source: `s${source}`, utm_campaign: `c${campaign}` },
+          { javascript: "on" },
+        );
+        series.add(JSON.stringify(labels));
+      }
+    expect(series.size).toBe(bounds.seriesPerMetric + 1);
+    expect(bounded.labels("posts", { utm_source: "s4", utm_campaign: "c4" }, { javascript: "off" }).labels).toEqual({
+      utm_source: OTHER,
+      utm_campaign: OTHER,
+      javascript: "off",
+    });
+    // Another metric has series of its own.
+    expect(bounded.labels("views", { utm_source: "s4", utm_campaign: "c4" }, {}).labels.utm_source).toBe("s4");
+  });
+
+  it("our own values never take a place, and a series is first only once", () => {
+    const bounded = new BoundedLabels({ valuesPerLabel: 1, seriesPerMetric: 10 });
+    expect(bounded.labels("views", { referrer: DIRECT }, {}).first).toBe(true);
+    expect(bounded.labels("views", { referrer: DIRECT }, {}).first).toBe(false);
+    expect(bounded.labels("views", { referrer: SELF }, {}).labels.referrer).toBe(SELF);
+    expect(bounded.labels("views", { referrer: "google.com" }, {}).labels.referrer).toBe("google.com");
+    expect(bounded.labels("views", { referrer: "bing.com" }, {}).labels.referrer).toBe(OTHER);
+  });
+});
