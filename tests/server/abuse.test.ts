@@ -249,7 +249,7 @@ describe("questions are expensive to farm", () => {
     expect(((await plain.json()) as { question?: unknown }).question).toBeUndefined();
     const noFields = await signUp(app.origin, { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" });
     expect(noFields.result.question).toBeUndefined();
-    const fromPage = await send(app, { email: "ana@", hcaptchaToken: "t" }, "");
+    const fromPage = await send(app, { email: "ana@exemplo.com" }, "");
     expect(fromPage.status).toBe(400);
     expect(fromPage.result.question?.text).toMatch(/^Quanto é /);
   });
