@@ -24,6 +24,7 @@ import { webkit } from "../harness/webkit";
  * same paths, and more, in tests/e2e.
  */
 const ENGINES: Engine[] = [firefox, webkit];
+/** A phone's window; Firefox keeps its windows at least 500 px wide, MiniBrowser 447 px. */
 const PHONE = { width: 390, height: 844 };
 const SIGNUP_SECRET = "engines-signing-secret-0123456789abcdef";
 const SIGNED_UP = "Cadastro realizado!";

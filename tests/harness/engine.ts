@@ -18,6 +18,7 @@ export type LaunchOptions = {
   javaScript: boolean;
   /** `host:port` of the HTTPS proxy that answers for js.hcaptcha.com (hcaptcha-host.ts). */
   httpsProxy: string;
+  /** The window's size (each browser keeps a minimum width of its own). */
   width: number;
   height: number;
 };

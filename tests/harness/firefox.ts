@@ -23,6 +23,9 @@ export const firefox: Engine = {
       headless: true,
 
       acceptInsecureCerts: true,
+      // The window's size, not an emulated viewport: puppeteer's emulation needs BiDi commands Firefox 140 lacks.
+      defaultViewport: null,
+      args: [`--width=${width}`, `--height=${height}`],
       extraPrefsFirefox: {
         "network.proxy.type": 1,
         "network.proxy.ssl": proxyHost,
@@ -32,7 +35,6 @@ export const firefox: Engine = {
     });
     try {
       const page = await browser.newPage();
-      await page.setViewport({ width, height });
       // Puppeteer's own element helpers run in a sandbox that Firefox refuses while the page's JavaScript is off: the
       // element is found and scrolled to in the page, and clicked with the mouse at its centre.
       const click = async (selector: string) => {
