@@ -21,7 +21,6 @@ export const firefox: Engine = {
       browser: "firefox",
       executablePath,
       headless: true,
-
       acceptInsecureCerts: true,
       // The window's size, not an emulated viewport: puppeteer's emulation needs BiDi commands Firefox 140 lacks.
       defaultViewport: null,

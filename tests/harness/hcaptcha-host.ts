@@ -9,8 +9,6 @@ const HCAPTCHA_SCRIPT_HOST = "js.hcaptcha.com";
 export type HcaptchaHost = {
   /** `127.0.0.1:<port>`: the browser's HTTPS proxy. */
   proxy: string;
-  /** Every URL asked of js.hcaptcha.com, in order. */
-  requested: string[];
   stop: () => Promise<void>;
 };
 
@@ -22,13 +20,11 @@ export type HcaptchaHost = {
  * closed network. The page's own origin, on loopback, is not proxied.
  */
 export async function startHcaptchaHost(): Promise<HcaptchaHost> {
-  const requested: string[] = [];
   const pems = await generate([{ name: "commonName", value: HCAPTCHA_SCRIPT_HOST }], {
     keyType: "ec",
     extensions: [{ name: "subjectAltName", altNames: [{ type: 2, value: HCAPTCHA_SCRIPT_HOST }] }],
   });
   const tls = createHttpsServer({ key: pems.private, cert: pems.cert }, (request, response) => {
-    requested.push(`https://${HCAPTCHA_SCRIPT_HOST}${request.url}`);
     if (!request.url?.startsWith("/1/api.js")) return void response.writeHead(404).end();
     response.writeHead(200, {
       "content-type": "application/javascript",
@@ -56,7 +52,6 @@ export async function startHcaptchaHost(): Promise<HcaptchaHost> {
   const { port } = proxy.address() as AddressInfo;
   return {
     proxy: `127.0.0.1:${port}`,
-    requested,
     stop: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
