@@ -201,9 +201,8 @@ describe("the fallback question has a small budget of its own", () => {
     await spendBudget(app, "lista");
     /** A question nobody answered yet (the page's may be the one lista0 was relayed with: a replay). */
     const probe = async (email: string, client: string) => {
-      const tokens = await scrape(app);
-      const { question } = (await answerQuestion(app, tokens, "sem-arroba", { client })).result;
-      return answerQuestion(app, { ...tokens, question: question! }, email, { client });
+      const { question } = (await send(app, { email: "sem-prova@exemplo.com" }, client)).result;
+      return answerQuestion(app, { ...(await scrape(app)), question: question! }, email, { client });
     };
     const listed = await probe("lista0@exemplo.com", "203.0.113.60");
     const unknown = await probe("ninguem@exemplo.com", "203.0.113.61");
@@ -215,9 +214,8 @@ describe("the fallback question has a small budget of its own", () => {
   it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
     const app = await start({ TRUST_PROXY: "1" });
     await spendBudget(app, "antes");
-    // A question nobody answered yet: the one a refused post hands back.
-    const { question } = (await answerQuestion(app, await scrape(app), "sem-arroba", { client: "203.0.113.98" }))
-      .result;
+    // A question nobody answered yet: the one a post without a proof is handed back.
+    const { question } = (await send(app, { email: "sem-prova@exemplo.com" }, "203.0.113.98")).result;
     const refused = await postSignup(
       app.origin,
       {
