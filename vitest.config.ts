@@ -4,9 +4,10 @@ import { defineConfig } from "vitest/config";
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
 /**
- * Two lanes: `unit` runs the app's modules in-process (seconds, no build);
+ * Three lanes: `unit` runs the app's modules in-process (seconds, no build);
  * `server` starts the built server as `npm start` does, with redis-server,
- * nginx and Java where a suite needs them.
+ * nginx and Java where a suite needs them; `engines` signs up in Firefox and
+ * WebKit against the built server.
  */
 export default defineConfig({
   test: {
@@ -20,6 +21,16 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 30_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "engines",
+          include: ["tests/engines/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],

@@ -1,8 +1,9 @@
 /**
  * `npm test`'s set-up (its `pretest`): the suites need more than Node and npm —
  * Chromium for Playwright and Lighthouse, Java for the Nu HTML Checker,
- * Debian's redis-server and nginx for the cluster suites, and promtool (in
- * Debian's prometheus package) for the alert rules. Each is looked for
+ * Debian's redis-server and nginx for the cluster suites, promtool (in Debian's
+ * prometheus package) for the alert rules, and Debian's Firefox ESR, WebKitGTK's
+ * driver (with its MiniBrowser) and Xvfb for the engines lane. Each is looked for
  * first; what is missing is installed where that is possible (Debian's
  * packages when running as root on Debian, Playwright's installer for
  * Chromium elsewhere), else the run stops with one line saying what to run.
@@ -10,7 +11,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { findChromium } from "../tests/harness/chromium";
+import { FIREFOX_PATH, findFirefox } from "../tests/harness/firefox";
 import { findProgram } from "../tests/harness/programs";
+import { findMiniBrowser } from "../tests/harness/webkit";
 
 type Tool = { name: string; found: () => unknown; debianPackage: string; elsewhere: string };
 
@@ -40,6 +43,19 @@ const TOOLS: Tool[] = [
     debianPackage: "prometheus",
     elsewhere: "install Prometheus 2.42 or later, whose release archive holds promtool, and put it on PATH",
   },
+  {
+    name: "Firefox ESR",
+    found: findFirefox,
+    debianPackage: "firefox-esr",
+    elsewhere: `install Firefox ESR as ${FIREFOX_PATH} (Debian's firefox-esr)`,
+  },
+  {
+    name: "WebKitWebDriver and MiniBrowser",
+    found: () => findProgram("WebKitWebDriver") && findMiniBrowser(),
+    debianPackage: "webkit2gtk-driver",
+    elsewhere: "install WebKitGTK's WebDriver and MiniBrowser (Debian's webkit2gtk-driver)",
+  },
+  { name: "Xvfb", found: () => findProgram("Xvfb"), debianPackage: "xvfb", elsewhere: "install Xvfb" },
 ];
 
 const rootOnDebian = process.getuid?.() === 0 && existsSync("/etc/debian_version") && existsSync("/usr/bin/apt-get");

@@ -85,10 +85,16 @@ function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: nu
   });
   observer.observe(target);
   target.addEventListener("focusin", boot);
-  // The anchor's own navigation drops focus: the cursor goes in once it is done.
+  // Following the link puts the cursor in the field. The page goes to the fragment itself: Firefox does so after the
+  // click's own tasks and takes the focus from the page as it goes, whenever the focus was set.
   document.addEventListener("click", (event) => {
-    if (event.target instanceof Element && event.target.closest(`a[href="#${trigger.link}"]`))
-      setTimeout(() => document.getElementById(trigger.field)?.focus({ preventScroll: true }));
+    const link = event.target instanceof Element && event.target.closest(`a[href="#${trigger.link}"]`);
+    const plain = event.button === 0 && !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey);
+    if (!link || !plain || event.defaultPrevented) return;
+    event.preventDefault();
+    if (location.hash !== `#${trigger.link}`) history.pushState(null, "", `#${trigger.link}`);
+    document.getElementById(trigger.link)?.scrollIntoView();
+    document.getElementById(trigger.field)?.focus({ preventScroll: true });
   });
 }
 

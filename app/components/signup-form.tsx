@@ -60,7 +60,10 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const [questionChosen, setQuestionChosen] = useState(false);
 
   const submitting = navigation.state === "submitting" && navigation.formMethod === "POST";
-  const currentQuestion = result?.question ?? question;
+  // The question on screen is the last one the server sent: a refusal that leaves it good (an invalid e-mail) sends
+  // none, and the answer typed stays in its field.
+  const [currentQuestion, setCurrentQuestion] = useState(result?.question ?? question);
+  if (result?.question && result.question.token !== currentQuestion.token) setCurrentQuestion(result.question);
   const showQuestion = captchaUnavailable || questionChosen;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));

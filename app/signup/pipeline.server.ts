@@ -258,10 +258,11 @@ export class Signup {
       email: ok ? "" : visit.typedEmail,
       resetCaptcha: visit.captchaSpent || (ok && outcome.code !== "bot"),
     };
-    // The old question may be spent; the bot-trap fields are valid at once: the visitor already proved a
-    // person's pace, and pressing again soon (a quick answer to the new question) must not be taken for a bot.
+    // The old question may be spent, unless the e-mail was refused: that comes before the proof is read, so the
+    // question and the answer the visitor typed still hold. The bot-trap fields are valid at once: the visitor
+    // already proved a person's pace, and pressing again soon (a quick answer) must not be taken for a bot.
     if (!ok && visit.fromPage) {
-      result.question = this.questions.ask();
+      if (outcome.code !== "invalid-email") result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
     return { status, result, outcome: outcome.code };

@@ -36,7 +36,7 @@ export async function firstFrame(origin: string): Promise<FirstFrame> {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
     await (await context.newCDPSession(page)).send("Emulation.setCPUThrottlingRate", { rate: CPU_SLOWDOWN });
-    // Traced from the browser: the page's headers (COOP) move it into a new renderer process on arrival.
+    // Traced from the browser, which sees every renderer: the page may arrive in another process than its blank tab.
     const cdp = await browser.newBrowserCDPSession();
     const events: TraceEvent[] = [];
     cdp.on("Tracing.dataCollected", ({ value }) => events.push(...(value as unknown as TraceEvent[])));

@@ -1,3 +1,4 @@
+import { emailLabelBelowCardEdge } from "../harness/form-card";
 import { blockHcaptcha } from "./support/fake-hcaptcha";
 import { expect, test, waitForHydration } from "./fixtures";
 
@@ -97,6 +98,18 @@ test("the call to action brings the e-mail field into view and focuses it on a p
   expect(new URL(page.url()).hash).toBe("#cadastro");
   await waitForHydration(page);
   await expect(email).toBeFocused();
+});
+
+test("the form card starts with the e-mail field: above its label only the card's padding, on a phone and a desktop", async ({
+  page,
+}) => {
+  await page.goto("/");
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 844 });
+    const { labelBelowEdge, padding } = await page.evaluate(emailLabelBelowCardEdge);
+    expect(padding).toBeGreaterThan(0);
+    expect(labelBelowEdge).toBe(padding);
+  }
 });
 
 test("nothing scrolls sideways at 320 px", async ({ page }) => {

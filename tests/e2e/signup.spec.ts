@@ -273,6 +273,34 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
     await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
   });
 
+  test("an invalid e-mail keeps the question on screen and the answer typed, even the question a wrong answer brought", async ({
+    page,
+    standIn,
+  }) => {
+    const form = signupForm(page);
+    const email = uniqueEmail("pergunta-mantida");
+    await form.email.fill(email);
+    await page.getByRole("button", { name: QUESTION_INSTEAD }).click();
+    await page.getByLabel(QUESTION).fill(await solved(page, 1));
+    await form.press();
+    await expect(page.getByText("Resposta incorreta")).toBeVisible();
+
+    const question = await page.getByText(QUESTION).textContent();
+    const answer = await solved(page);
+    await page.getByLabel(QUESTION).fill(answer);
+    const mistyped = email.replace(/\.com\.br$/, "");
+    await form.email.fill(mistyped);
+    await form.press();
+    await expectToastKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", mistyped);
+    await expect(page.getByText(QUESTION)).toHaveText(question!);
+    await expect(page.getByLabel(QUESTION)).toHaveValue(answer);
+    expect((await standIn.received()).webhook).toHaveLength(0);
+
+    await form.email.fill(email);
+    await form.press();
+    await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+  });
+
   test("the form breaks no axe rule with the captcha, nor once the question has taken its place", async ({ page }) => {
     const form = page.locator("#cadastro form");
     const axe = () => new AxeBuilder({ page }).include("#cadastro form").analyze();

@@ -130,9 +130,9 @@ describe("the fallback question has a small budget of its own", () => {
     }
   }
 
-  /** A question nobody answered yet: the one a refused post (no valid e-mail, so nothing counted) hands back. */
+  /** A question nobody answered yet: the one a post without a proof (nothing counted) is handed back. */
   async function freshQuestion(app: RunningApp, client: string) {
-    return (await answerQuestion(app, await scrape(app), "sem-arroba", { client })).result.question!;
+    return (await send(app, { email: "sem-prova@exemplo.com" }, client)).result.question!;
   }
 
   /** Spends the minute's budget: as many addresses as it allows (`{tag}0@…`, `{tag}1@…`), each relayed from its own. */
@@ -230,11 +230,8 @@ describe("the fallback question has a small budget of its own", () => {
     const app = await start({ TRUST_PROXY: "1" });
     await spendBudget(app, "lista");
     /** A question nobody answered yet (the page's may be the one lista0 was relayed with: a replay). */
-    const probe = async (email: string, client: string) => {
-      const tokens = await scrape(app);
-      const { question } = (await answerQuestion(app, tokens, "sem-arroba", { client })).result;
-      return answerQuestion(app, { ...tokens, question: question! }, email, { client });
-    };
+    const probe = async (email: string, client: string) =>
+      answerQuestion(app, { ...(await scrape(app)), question: await freshQuestion(app, client) }, email, { client });
     const listed = await probe("lista0@exemplo.com", "203.0.113.60");
     const unknown = await probe("ninguem@exemplo.com", "203.0.113.61");
     expect([listed.status, listed.result.notice.title]).toEqual([429, "Muitos cadastros sem captcha"]);
@@ -245,16 +242,14 @@ describe("the fallback question has a small budget of its own", () => {
   it("a no-JavaScript visitor refused by the budget is told, in Portuguese, to wait or turn JavaScript on", async () => {
     const app = await start({ TRUST_PROXY: "1" });
     await spendBudget(app, "antes");
-    // A question nobody answered yet: the one a refused post hands back.
-    const { question } = (await answerQuestion(app, await scrape(app), "sem-arroba", { client: "203.0.113.98" }))
-      .result;
+    const question = await freshQuestion(app, "203.0.113.98");
     const refused = await postSignup(
       app.origin,
       {
         ...visitor(),
         email: "dois@exemplo.com",
-        challengeToken: question!.token,
-        challengeAnswer: String(solveQuestion(question!.text)),
+        challengeToken: question.token,
+        challengeAnswer: String(solveQuestion(question.text)),
       },
       { client: "203.0.113.99" },
     );
@@ -279,7 +274,7 @@ describe("questions are expensive to farm", () => {
     expect(((await plain.json()) as { question?: unknown }).question).toBeUndefined();
     const noFields = await signUp(app.origin, { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" });
     expect(noFields.result.question).toBeUndefined();
-    const fromPage = await send(app, { email: "ana@", hcaptchaToken: "t" }, "");
+    const fromPage = await send(app, { email: "ana@exemplo.com" }, "");
     expect(fromPage.status).toBe(400);
     expect(fromPage.result.question?.text).toMatch(/^Quanto é /);
   });

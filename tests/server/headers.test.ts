@@ -17,6 +17,8 @@ function expectCommonHeaders(headers: Headers) {
   expect(headers.get("permissions-policy")).toContain("camera=()");
   expect(headers.get("x-frame-options")).toBe("DENY");
   expect(headers.get("x-powered-by")).toBeNull();
+  // Measured out: a renderer process of its own on every arrival, for nothing this page holds (docs/security.md).
+  expect(headers.get("cross-origin-opener-policy")).toBeNull();
 }
 
 describe("security headers on the built server", () => {

@@ -390,6 +390,16 @@ describe("the fallback question", () => {
     expect(standIn.received.webhook).toHaveLength(0);
   });
 
+  it("an invalid e-mail leaves the question as it was: no new one, and the same answer then signs up", async () => {
+    const signup = makeSignup();
+    const proof = answered(signup);
+    const refused = await submit(signup, { email: "ana@exemplo", ...proof });
+    expect(refused.result.notice.title).toBe("E-mail inválido");
+    expect(refused.result.question).toBeUndefined();
+    expect(refused.result.botTrap).toBeDefined();
+    expect((await submit(signup, { email: "ana@exemplo.com.br", ...proof })).status).toBe(200);
+  });
+
   it("an expired question → 'Pergunta expirada' and a new one", async () => {
     const signup = makeSignup();
     const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit(), "");

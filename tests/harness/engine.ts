@@ -1,0 +1,26 @@
+/**
+ * What the cross-engine tests ask of a browser, whichever protocol drives it (WebDriver BiDi for Firefox, classic
+ * WebDriver for WebKit): real clicks and keys through the driver, and functions run in the page.
+ */
+export type EnginePage = {
+  goto: (url: string) => Promise<void>;
+  /** A real click on the first element matching `selector`, scrolled into view first. */
+  click: (selector: string) => Promise<void>;
+  /** Keys typed into the first element matching `selector`, after what it holds. */
+  type: (selector: string, text: string) => Promise<void>;
+  /** Runs `fn` in the page with `args` (JSON values) and returns its JSON result. */
+  evaluate: <A extends unknown[], R>(fn: (...args: A) => R, ...args: A) => Promise<Awaited<R>>;
+};
+
+export type EngineBrowser = { page: EnginePage; close: () => Promise<void> };
+
+export type LaunchOptions = {
+  javaScript: boolean;
+  /** `host:port` of the HTTPS proxy that answers for js.hcaptcha.com (hcaptcha-host.ts). */
+  httpsProxy: string;
+  /** The window's size (each browser keeps a minimum width of its own). */
+  width: number;
+  height: number;
+};
+
+export type Engine = { name: string; launch: (options: LaunchOptions) => Promise<EngineBrowser> };

@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { freePort } from "./app-server";
+import { findProgram } from "./programs";
+import { waitForPort } from "./wait";
+import type { Engine, EngineBrowser, EnginePage, LaunchOptions } from "./engine";
+
+/** Debian's webkit2gtk-driver puts MiniBrowser beside the engine's own processes, in the multiarch folder. */
+export function findMiniBrowser(): string | undefined {
+  const multiarch = ({ x64: "x86_64-linux-gnu", arm64: "aarch64-linux-gnu" } as Record<string, string>)[process.arch];
+  return ["4.1", "4.0"].map((api) => `/usr/lib/${multiarch}/webkit2gtk-${api}/MiniBrowser`).find(existsSync);
+}
+
+/** The key classic WebDriver names an element by. */
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/**
+ * WebKitGTK's MiniBrowser under its own Xvfb display, driven by WebKitWebDriver over classic WebDriver (plain HTTP
+ * calls). MiniBrowser ignores the WebDriver `proxy` capability: the HTTPS proxy goes on its command line, as does
+ * JavaScript off. Its console does not reach the driver, so errors are caught inside the page (the tests' job).
+ */
+export const webkit: Engine = {
+  name: "WebKit",
+  async launch(options: LaunchOptions): Promise<EngineBrowser> {
+    const miniBrowser = findMiniBrowser();
+    const driverPath = findProgram("WebKitWebDriver");
+    if (!miniBrowser || !driverPath)
+      throw new Error("WebKitGTK's driver is not installed: apt-get install webkit2gtk-driver");
+    const children: ChildProcess[] = [];
+    const stopAll = async () => {
+      for (const child of children.reverse()) {
+        if (child.exitCode !== null || child.signalCode !== null) continue;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    };
+    try {
+      const display = await startXvfb(children);
+      const port = await freePort();
+      children.push(
+        spawn(driverPath, [`--port=${port}`], { stdio: "ignore", env: { ...process.env, DISPLAY: display } }),
+      );
+      await waitForPort(port);
+      const driver = `http://127.0.0.1:${port}`;
+      const session = await command<{ sessionId: string }>(driver, "POST", "/session", {
+        capabilities: {
+          alwaysMatch: {
+            browserName: "MiniBrowser",
+            acceptInsecureCerts: true,
+            "webkitgtk:browserOptions": {
+              binary: miniBrowser,
+              args: [
+                "--automation",
+                `--proxy=http://${options.httpsProxy}`,
+                "--ignore-host=127.0.0.1",
+                ...(options.javaScript ? [] : ["--enable-javascript=false"]),
+              ],
+            },
+          },
+        },
+      });
+      const base = `/session/${session.sessionId}`;
+      await command(driver, "POST", `${base}/window/rect`, { width: options.width, height: options.height });
+      const call = <T>(method: string, path: string, body?: unknown) => command<T>(driver, method, base + path, body);
+      const find = async (selector: string) =>
+        (await call<Record<string, string>>("POST", "/element", { using: "css selector", value: selector }))[ELEMENT]!;
+      const page: EnginePage = {
+        goto: async (url) => void (await call("POST", "/url", { url })),
+        click: async (selector) => {
+          const element = await find(selector);
+          // The driver's own scroll into view is smooth under the page's `scroll-behavior: smooth`, and it clicks
+          // before the element arrives ("element not interactable"): it is brought into view at once first.
+          await call("POST", "/execute/sync", {
+            script: "arguments[0].scrollIntoView({ block: 'center', behavior: 'instant' });",
+            args: [{ [ELEMENT]: element }],
+          });
+          await call("POST", `/element/${element}/click`, {});
+        },
+        type: async (selector, text) => void (await call("POST", `/element/${await find(selector)}/value`, { text })),
+        evaluate: (fn, ...args) =>
+          call("POST", "/execute/sync", { script: `return (${fn.toString()}).apply(null, arguments);`, args }),
+      };
+      return {
+        page,
+        close: async () => {
+          await command(driver, "DELETE", base).catch(() => undefined);
+          await stopAll();
+        },
+      };
+    } catch (error) {
+      await stopAll();
+      throw error;
+    }
+  },
+};
+
+/** Xvfb on a display number it chooses itself (`-displayfd`), so runs side by side never collide. */
+async function startXvfb(children: ChildProcess[]): Promise<string> {
+  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"], {
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
+  });
+  children.push(xvfb);
+  const number = await new Promise<string>((resolve, reject) => {
+    let written = "";
+    xvfb.stdio[3]!.on("data", (chunk: Buffer) => {
+      written += chunk.toString();
+      if (written.includes("\n")) resolve(written.trim());
+    });
+    xvfb.once("exit", (code) => reject(new Error(`Xvfb exited with ${code} before it chose a display`)));
+  });
+  return `:${number}`;
+}
+
+/** One WebDriver command; its `value`, or an error carrying the driver's own message. */
+async function command<T>(driver: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(driver + path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const { value } = (await response.json()) as { value: T & { error?: string; message?: string } };
+  if (!response.ok) throw new Error(`WebDriver ${method} ${path}: ${value.error}: ${value.message}`);
+  return value;
+}
