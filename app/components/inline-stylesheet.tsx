@@ -7,10 +7,7 @@ export const InlineCssProvider = InlineCssContext.Provider;
 
 const STYLE_ID = "page-css";
 
-/**
- * The page's whole stylesheet (a few KB gzip) inlined in <head>, so the first paint waits for no request: on a slow
- * phone link it would otherwise share the bandwidth with the JavaScript the page preloads.
- */
+/** The page's whole stylesheet (a few KB gzip) inlined in <head>, so the first paint waits for no request. */
 export function InlineStylesheet() {
   const serverCss = useContext(InlineCssContext);
   const [css] = useState(() => serverCss ?? document.getElementById(STYLE_ID)?.textContent ?? "");

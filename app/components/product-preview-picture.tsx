@@ -10,8 +10,7 @@ export const ProductPreviewMarkupProvider = ProductPreviewMarkupContext.Provider
 /**
  * The phone beside the hero's text. The server draws it into the HTML; the browser keeps what the page already holds
  * (as the inline stylesheet does), so the drawing is sent once and never again as JavaScript. Not one module with the
- * stylesheet's: shared by the root and the page, it would be one more script before the first paint
- * (tests/e2e/budget.spec.ts counts them).
+ * stylesheet's: shared by the root and the page, it would be one more chunk for the boot to fetch.
  */
 export function ProductPreviewPicture({ className }: { className: string }) {
   const serverMarkup = useContext(ProductPreviewMarkupContext);

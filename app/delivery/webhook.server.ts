@@ -89,7 +89,7 @@ export class WebhookClient {
 }
 
 /** `user:password` as Basic authorization spells them (base64 of the decoded text); "" when the URL holds none. */
-export function basicCredentials({ username, password }: URL): string {
+function basicCredentials({ username, password }: URL): string {
   if (!username && !password) return "";
   return Buffer.from(`${percentDecodedOrAsIs(username)}:${percentDecodedOrAsIs(password)}`).toString("base64");
 }

@@ -187,7 +187,7 @@ export async function makeSignupsFolder(settings: Settings): Promise<void> {
 }
 
 /** Where the generated secret of a single instance is kept: beside the sign-ups file, in the data volume. */
-export function keptSecretPath(settings: Settings): string {
+function keptSecretPath(settings: Settings): string {
   return join(dirname(settings.SIGNUPS_FILE), "signup-secret");
 }
 

@@ -2,9 +2,12 @@
  * `npm run test:bare`: the README's quick start on a bare machine. A clean
  * clone of the committed code runs, inside the Node image the Dockerfile
  * builds on (Node and npm, nothing else: no Chromium, no Java, no Redis, no
- * nginx), the two commands of the README's quick start as they are written
- * there: the first must serve the site, the second must pass. Needs a Docker
- * engine, like `npm run test:container` (.ci/run prepares one).
+ * nginx), the README's first command as it is written there, which must serve
+ * the site; then, of the second, what a bare machine adds to the run CI has
+ * just made on its own machine: `npm test`'s set-up (its `pretest`, which must
+ * install every tool the suites need) and its first lane. The whole suite runs
+ * once per CI run, on CI's machine (.ci/run). Needs a Docker engine, like
+ * `npm run test:container` (.ci/run prepares one).
  */
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -34,6 +37,9 @@ function bareImage(): string {
 
 async function main(): Promise<number> {
   const { serve, test } = quickStart();
+  if (test !== "npm test") throw new Error(`the README's second command should be \`npm test\`, found: ${test}`);
+  /** What `npm test` starts with on a bare machine: its set-up, then the unit lane (lint and typecheck run on CI's). */
+  const bareTest = "npm run pretest && npm run test:unit";
   const image = bareImage();
   const port = await freePort();
   const clone = mkdtempSync(join(tmpdir(), "bare-machine-"));
@@ -57,11 +63,11 @@ node -e '
     setTimeout(poll, 1000);
   })();' || { tail -40 /tmp/serve.log; exit 1; }
 kill -TERM -- "-$served"; wait "$served" 2>/dev/null
-${test}
+${bareTest}
 code=$?
 echo "bare machine: the second command exited with $code"
 exit $code`;
-  console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${test}`);
+  console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
   try {
     const { stdout } = await promisify(execFile)(
       "docker",
