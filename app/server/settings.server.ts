@@ -132,6 +132,8 @@ const schema = z
       .optional(),
     RELAY_MODE: z.enum(["direct", "queued"], { error: "must be 'direct' or 'queued'" }).default("direct"),
     RELAY_RETRY_HOURS: wholeNumber(1, 720).default(72),
+    // How long the automation may take to answer one queued attempt: workflows differ (n8n Cloud cuts at 100 s).
+    RELAY_ATTEMPT_SECONDS: wholeNumber(2, 300).default(30),
     WEBHOOK_SIGNING_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
     METRICS_TOKEN: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
   })

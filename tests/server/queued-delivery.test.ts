@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
+import { deliveryTimings, QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
@@ -23,10 +23,15 @@ import { builtServerSuite, redisPerFile, SUITE_SECRET, withCaptcha } from "./sui
 
 const redis = redisPerFile();
 
+/** Attempts of a few seconds: a dead worker's jobs are taken over, and a stalled attempt retried, in seconds. */
+const ATTEMPT_SECONDS = 3;
+const { attemptMs, lockMs } = deliveryTimings(ATTEMPT_SECONDS);
+
 const { standIn, start, visitor } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   REDIS_URL: redis().url,
   RELAY_MODE: "queued",
+  RELAY_ATTEMPT_SECONDS: String(ATTEMPT_SECONDS),
   TRUST_PROXY: "1",
 }));
 
@@ -132,9 +137,9 @@ describe("a 2xx is a delivery the moment its status line arrives (direct mode: f
 });
 
 describe("queued attempts get the time automations take", () => {
-  it("a webhook that accepts after 6 s gets each sign-up once", async () => {
+  it("a webhook that answers late within RELAY_ATTEMPT_SECONDS gets each sign-up once", async () => {
     const app = await start();
-    standIn.webhook = { status: 200, text: "ok", delayMs: 6_000 };
+    standIn.webhook = { status: 200, text: "ok", delayMs: attemptMs - 1_000 };
     const emails = ["seis@exemplo.com.br", "sete@exemplo.com.br", "oito@exemplo.com.br"];
     for (const email of emails) expect((await send(app, email)).status).toBe(200);
     await completedJobs(emails.length, 20_000);
@@ -341,7 +346,7 @@ describe("queued delivery", () => {
       standIn.webhook = { status: 200, text: "ok" };
       const survivor = await start();
       // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again, saying so.
-      await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
+      await delivered(emails.length, 4 * lockMs);
       expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
       const takenOver = survivor
         .output()
@@ -353,7 +358,7 @@ describe("queued delivery", () => {
         "u***@exemplo.com.br",
       ]);
     },
-    5 * DELIVERY_LOCK_MS,
+    5 * lockMs,
   );
 
   it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
@@ -374,36 +379,32 @@ describe("queued delivery", () => {
     }
   });
 
-  it(
-    "a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key",
-    async () => {
-      const app = await start();
-      const notRegistered = JSON.stringify({
-        code: 404,
-        message: 'The requested webhook "POST abc" is not registered.',
-      });
-      const faults: WebhookBehaviour[] = [
-        { status: 404, text: notRegistered },
-        { status: 200, reset: true },
-        { status: 200, delayMs: 60_000 },
-        { status: 500, text: "Internal Server Error" },
-      ];
-      standIn.webhook = faults[0]!;
-      expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
-      // Each fault answers one attempt; the next attempt meets the next one.
-      for (const [index, fault] of faults.slice(1).entries()) {
-        await standIn.arrived("webhook", index + 1);
-        standIn.webhook = fault;
-      }
-      await standIn.arrived("webhook", faults.length);
-      standIn.webhook = { status: 200, text: "ok" };
-      await delivered(1);
-      const attempts = attemptsFor("persistente@exemplo.com.br");
-      expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
-      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-    },
-    3 * QUEUED_ATTEMPT_TIMEOUT_MS,
-  );
+  it("a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key", async () => {
+    const app = await start();
+    const notRegistered = JSON.stringify({
+      code: 404,
+      message: 'The requested webhook "POST abc" is not registered.',
+    });
+    const faults: WebhookBehaviour[] = [
+      { status: 404, text: notRegistered },
+      { status: 200, reset: true },
+      { status: 200, delayMs: 60_000 },
+      { status: 500, text: "Internal Server Error" },
+    ];
+    standIn.webhook = faults[0]!;
+    expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
+    // Each fault answers one attempt; the next attempt meets the next one.
+    for (const [index, fault] of faults.slice(1).entries()) {
+      await standIn.arrived("webhook", index + 1);
+      standIn.webhook = fault;
+    }
+    await standIn.arrived("webhook", faults.length);
+    standIn.webhook = { status: 200, text: "ok" };
+    await delivered(1);
+    const attempts = attemptsFor("persistente@exemplo.com.br");
+    expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
+    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+  }, 60_000);
 
   it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
     const app = await start();
@@ -550,7 +551,8 @@ describe("queued delivery", () => {
   });
 
   it("SIGTERM during an attempt longer than the drain: it is cut and handed back, the process exits 0, and another instance delivers it", async () => {
-    const doomed = await start();
+    // Attempts of the default 30 s: longer than the drain.
+    const doomed = await start({ RELAY_ATTEMPT_SECONDS: "" });
     standIn.webhook = { status: 200, text: "ok", delayMs: 25_000 };
     await send(doomed, "cortada@exemplo.com.br");
     await standIn.arrived("webhook");

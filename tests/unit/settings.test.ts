@@ -97,7 +97,7 @@ describe("settings", () => {
     ).toThrowError(needs);
     expect(() => parseSettings({ RELAY_MODE: "queued", ...redis })).toThrowError(needs);
     const queued = parseSettings({ RELAY_MODE: "queued", WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x", ...redis });
-    expect(queued).toMatchObject({ RELAY_MODE: "queued", RELAY_RETRY_HOURS: 72 });
+    expect(queued).toMatchObject({ RELAY_MODE: "queued", RELAY_RETRY_HOURS: 72, RELAY_ATTEMPT_SECONDS: 30 });
     expect(parseSettings({}).RELAY_MODE).toBe("direct");
   });
 
@@ -142,6 +142,7 @@ describe("settings", () => {
     ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
     ["RELAY_MODE", "later", "RELAY_MODE must be 'direct' or 'queued'"],
     ["RELAY_RETRY_HOURS", "0", "RELAY_RETRY_HOURS must be a whole number from 1 to 720"],
+    ["RELAY_ATTEMPT_SECONDS", "1", "RELAY_ATTEMPT_SECONDS must be a whole number from 2 to 300"],
     ["WEBHOOK_SIGNING_SECRET", "curto", "WEBHOOK_SIGNING_SECRET must be at least 16 characters"],
     ["METRICS_TOKEN", "curto", "METRICS_TOKEN must be at least 16 characters"],
     [
