@@ -168,14 +168,17 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
 
 /**
  * Makes SIGNUPS_FILE's folder when the sink or the kept secret will use it, before they do it synchronously: a
- * folder not made within FOLDER_TIMEOUT_MS is a ConfigError. Its other errors are left to them to name.
+ * folder not made within `timeoutMs` is a ConfigError. Its other errors are left to them to name.
  */
-export async function makeSignupsFolder(settings: Settings): Promise<void> {
+export async function makeSignupsFolder(
+  settings: Settings,
+  { timeoutMs = FOLDER_TIMEOUT_MS, makeFolder = (folder: string) => mkdir(folder, { recursive: true }) } = {},
+): Promise<void> {
   if (settings.WEBHOOK_URL && settings.SIGNUP_SECRET) return;
   const folder = dirname(settings.SIGNUPS_FILE);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, FOLDER_TIMEOUT_MS, false)));
-  const made = mkdir(folder, { recursive: true }).then(
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+  const made = makeFolder(folder).then(
     () => true,
     () => true,
   );
@@ -183,7 +186,7 @@ export async function makeSignupsFolder(settings: Settings): Promise<void> {
   clearTimeout(timer);
   if (!inTime) {
     throw new ConfigError(
-      `Invalid configuration: SIGNUPS_FILE's folder ${folder} could not be made within ${FOLDER_TIMEOUT_MS / 1000} s`,
+      `Invalid configuration: SIGNUPS_FILE's folder ${folder} could not be made within ${timeoutMs / 1000} s`,
     );
   }
 }

@@ -497,6 +497,14 @@ describe("replays", () => {
     expect(standIn.received.webhook).toHaveLength(1);
   });
 
+  it("the NFD and NFC spellings of one address, with one captcha token, are one sign-up relayed in NFC", async () => {
+    const signup = makeSignup();
+    const captcha = token();
+    expect((await submit(signup, { email: "joa\u0303o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
+    expect((await submit(signup, { email: "jo\u00e3o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["jo\u00e3o@exemplo.com.br"]);
+  });
+
   it("five identical posts at once (a double click, a retry) relay once and all succeed", async () => {
     standIn.webhook = { status: 200, delayMs: 100 };
     const signup = makeSignup();

@@ -57,13 +57,23 @@ describe("settings", () => {
   });
 
   it("makes the sign-ups' folder at start-up when the sink or the kept secret will use it, and only then", async () => {
-    // A folder that is never made in time is a server test: the spinning mkdir would outlive this one.
     const folder = await mkdtemp(join(tmpdir(), "signups-folder-"));
     await makeSignupsFolder(parseSettings({ SIGNUPS_FILE: join(folder, "novo", "signups.jsonl") }));
     expect((await stat(join(folder, "novo"))).isDirectory()).toBe(true);
     const unused = { WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x", SIGNUP_SECRET: "s".repeat(32) };
     await makeSignupsFolder(parseSettings({ ...unused, SIGNUPS_FILE: join(folder, "outro", "signups.jsonl") }));
     await expect(stat(join(folder, "outro"))).rejects.toThrowError(/ENOENT/);
+  });
+
+  it("stops start-up when the sign-ups' folder is not made in time (a hung mount, a link into /proc)", async () => {
+    // Node's mkdir under /proc spins and never settles: one that never settles stands in for it.
+    const never = () => new Promise<undefined>(() => {});
+    const file = join(tmpdir(), "montagem-parada", "signups.jsonl");
+    await expect(
+      makeSignupsFolder(parseSettings({ SIGNUPS_FILE: file }), { timeoutMs: 50, makeFolder: never }),
+    ).rejects.toThrowError(
+      `Invalid configuration: SIGNUPS_FILE's folder ${join(tmpdir(), "montagem-parada")} could not be made within 0.05 s`,
+    );
   });
 
   it("requires SIGNUP_SECRET with REDIS_URL: every instance signs the forms with it", () => {
