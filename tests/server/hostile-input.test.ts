@@ -98,7 +98,6 @@ function chunked(totalBytes: number): Buffer {
 
 const validEmail = "ana@exemplo.com.br";
 const token = "P1_hostile-token";
-const long = (length: number) => `${"a".repeat(length - "@exemplo.com".length)}@exemplo.com`;
 
 /** [name, raw request, expected status]; 200 is the bot trap's success that is not relayed. */
 const CASES: Array<[string, () => Buffer, number]> = [
@@ -147,33 +146,13 @@ const CASES: Array<[string, () => Buffer, number]> = [
     415,
   ],
   ["XML", () => post(`<email>${validEmail}</email>`, { "Content-Type": "application/xml" }), 415],
-  // hostile e-mails
-  [
-    "CR/LF and a Bcc header in the e-mail",
-    () => post(withBotTrap({ email: `${validEmail}\r\nBcc: todos@exemplo.com`, hcaptchaToken: token })),
-    400,
-  ],
+  // hostile e-mails: what the body's decoding hands the e-mail rule (each address the rule refuses: unit/email)
   [
     "an encoded header injection",
     () => post(`${withBotTrap({ hcaptchaToken: token })}&email=ana%0d%0aSet-Cookie:%20x=1@exemplo.com`),
     400,
   ],
   ["a NUL byte", () => post(withBotTrap({ email: `ana\u0000@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a zero-width space", () => post(withBotTrap({ email: `ana\u200b@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a right-to-left override", () => post(withBotTrap({ email: `ana\u202e@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a byte-order mark", () => post(withBotTrap({ email: `\ufeffana@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a full-width at sign", () => post(withBotTrap({ email: "ana＠exemplo.com", hcaptchaToken: token })), 400],
-  ["two at signs", () => post(withBotTrap({ email: "ana@bia@exemplo.com", hcaptchaToken: token })), 400],
-  ["a domain starting with a dot", () => post(withBotTrap({ email: "ana@.exemplo.com", hcaptchaToken: token })), 400],
-  ["a domain ending with a dot", () => post(withBotTrap({ email: "ana@exemplo.com.", hcaptchaToken: token })), 400],
-  ["a 255-character e-mail", () => post(withBotTrap({ email: long(255), hcaptchaToken: token })), 400],
-  ["only spaces", () => post(withBotTrap({ email: "     ", hcaptchaToken: token })), 400],
-  [
-    "an HTML payload",
-    () => post(withBotTrap({ email: `<script>alert(1)</script>@exemplo.com`, hcaptchaToken: token })),
-    400,
-  ],
-  ["a tab inside the address", () => post(withBotTrap({ email: "ana\t@exemplo.com", hcaptchaToken: token })), 400],
   // fields
   [
     "the e-mail field twice",
