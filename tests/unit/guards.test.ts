@@ -9,9 +9,14 @@ import { installServerPlumbing } from "~/server/guards.server";
  * the Keep-Alive it writes into every answer (tests/server/faults.test.ts).
  */
 
+const unguarded = http.createServer;
 installServerPlumbing();
 const server = http.createServer(() => undefined);
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(async () => {
+  // The unit lane shares its processes between files: their own servers (the stand-in) are plain ones.
+  http.createServer = unguarded;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 describe("the server remix-serve creates", () => {
   it("answers 408 to a request not whole within 15 s (the limits table), not Node's 5 minutes", () => {

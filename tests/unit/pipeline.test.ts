@@ -481,7 +481,7 @@ describe("the fallback question", () => {
     expect(statuses).toEqual([429, 200, 200, 200]);
   });
 
-  it("forged question ids are refused before any bookkeeping: nothing is counted for a thousand of them, and a genuine question still works", async () => {
+  it("forged question ids are refused before any bookkeeping: nothing is counted for hundreds of them, and a genuine question still works", async () => {
     const state = memoryState();
     const counted: string[] = [];
     const counting: SharedState = {
@@ -495,7 +495,7 @@ describe("the fallback question", () => {
     const question = signup.formTokens().question!;
     const [, expiry] = question.token.split(".");
     // A botnet: each forgery from an address of its own.
-    for (let index = 0; index < 1_000; index++) {
+    for (let index = 0; index < 300; index++) {
       const forged = `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`;
       const client = { "x-forwarded-for": `198.18.${index >> 8}.${index & 255}` };
       const { status } = await submit(
