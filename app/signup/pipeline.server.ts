@@ -112,7 +112,6 @@ export class Signup {
   }
 
   private async run(request: Request, visit: Visit, remoteIp: string | null): Promise<SignupOutcome> {
-    if (request.method !== "POST") return { code: "unreadable", status: 405, detail: `method ${request.method}` };
     let form: URLSearchParams;
     try {
       form = await readUrlEncodedForm(request, SINGLE_FIELDS);
