@@ -176,6 +176,9 @@ async function cluster({ queued }: { queued: boolean }): Promise<string[]> {
     if (twice.length) failures.push(`${twice.length} addresses relayed more than once, e.g. ${twice[0]![0]}`);
     if (!queued && distinctBodies !== received.length)
       failures.push(`the webhook received ${received.length - distinctBodies} bodies twice`);
+    // Queued: retried until accepted, and accepted once (no instance died holding an accepted attempt).
+    if (queued && distinctBodies !== accepted.length)
+      failures.push(`the webhook accepted ${accepted.length - distinctBodies} bodies twice`);
     // Only the sign-ups in flight on the killed instance may fail; far fewer answered 200 means the cluster broke.
     if (acknowledged.length < TOTAL * 0.95)
       failures.push(`only ${acknowledged.length} of ${TOTAL} visitors answered 200`);
