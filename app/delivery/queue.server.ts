@@ -19,7 +19,7 @@ const DELIVERY_CONCURRENCY = 8;
  * gone. Renewed every half while its worker lives; a dead worker's job is taken over within the lock plus one
  * stalled check, a third of it.
  */
-export function deliveryTimings(attemptSeconds: number) {
+function deliveryTimings(attemptSeconds: number) {
   const attemptMs = attemptSeconds * 1000;
   const lockMs = attemptMs * 1.5;
   return { attemptMs, lockMs, stalledCheckMs: lockMs / 3 };
