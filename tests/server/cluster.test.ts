@@ -310,10 +310,11 @@ describe("while Redis is away", () => {
     try {
       const [first, second] = await startInstances(2, { REDIS_URL: persistent.url });
       const fields = filledForm("gravada@exemplo.com.br", "P1_lost");
-      standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+      standIn.webhook = { status: 200, text: "ok", hold: true };
       const answering = send(first!.origin, fields);
       await standIn.arrived("webhook");
       await persistent.kill(); // the claim is in the log; the relay's record cannot be sent
+      standIn.releaseWebhook();
       expect(await answering).toMatchObject({ status: 200, title: SUCCESS });
       await first!.printed(/"event":"ledger-settle-failed"/);
       await persistent.restart();
