@@ -36,18 +36,30 @@ afterAll(async () => {
 
 type RawResponse = { status: number; text: string };
 
-/** Sends bytes exactly as given and reads the answer until the server closes. */
+/**
+ * Sends bytes exactly as given and reads the answer until the server closes, or until its whole body has arrived (the
+ * length it announced, or the last chunk): the server may still read what the request has left, for its lingering
+ * close.
+ */
 function sendRaw(bytes: Buffer): Promise<RawResponse> {
   const { port } = new URL(app.origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), "127.0.0.1");
     const chunks: Buffer[] = [];
-    socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", (error) => (chunks.length ? undefined : reject(error)));
-    socket.on("close", () => {
+    const answered = () => {
       const text = Buffer.concat(chunks).toString("latin1");
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text });
+    };
+    socket.on("data", (chunk) => {
+      chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString("latin1");
+      const head = text.indexOf("\r\n\r\n");
+      const length = /^content-length: *(\d+)\r$/im.exec(text.slice(0, head))?.[1];
+      const whole = length === undefined ? text.endsWith("\r\n0\r\n\r\n") : text.length >= head + 4 + Number(length);
+      if (head !== -1 && whole) socket.destroy();
     });
+    socket.on("error", (error) => (chunks.length ? undefined : reject(error)));
+    socket.on("close", answered);
     // Write without half-closing: a server may drop a request whose client has already hung up.
     socket.write(bytes);
   });
