@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
 /**
- * Three lanes: `unit` runs the app's modules in-process (seconds, no build);
+ * Three lanes: `unit` runs the app's modules in-process (seconds, no build; `npm run test:unit` runs two files at a
+ * time in processes they share, so a file puts back what it patches);
  * `server` starts the built server as `npm start` does, with redis-server,
  * nginx and Java where a suite needs them; `engines` signs up in Firefox and
  * WebKit against the built server.

@@ -24,6 +24,14 @@ async function main(args: string[]): Promise<number> {
     retryStrategy: () => null,
   });
   redis.on("error", () => undefined); // the failed command says why
+  try {
+    // Asked first and alone: a Redis that does not answer is told within TIMEOUT_MS, not after each of the queue's
+    // own first commands has timed out in turn.
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   const queue = new DeliveryQueue(redis, settings.SIGNUP_SOURCE);
   try {
     const letters = await queue.deadLetters();

@@ -11,15 +11,20 @@ export const FIRST_RETRY_MS = 1_000;
 /** …until they are this far apart. */
 export const MAX_RETRY_INTERVAL_MS = 60 * 60 * 1000;
 const DELIVERY_CONCURRENCY = 8;
-/** Nobody waits for a queued attempt: it gets the time an automation takes (a workflow writing a sheet, mailing). */
-export const QUEUED_ATTEMPT_TIMEOUT_MS = 30_000;
+
 /**
- * Longer than an attempt, so the lock taken as it begins outlives it even if no renewal reaches Redis (an instance
- * or Redis paused mid-attempt): a job is taken over only from a worker that is gone. Renewed every half while its
- * worker lives; a dead worker's job is taken over within this plus one stalled check.
+ * From RELAY_ATTEMPT_SECONDS, how long one queued attempt may take (nobody waits for it: it gets the time an
+ * automation takes). Its job's lock is half as long again, so the lock taken as it begins outlives it even if no
+ * renewal reaches Redis (an instance or Redis paused mid-attempt): a job is taken over only from a worker that is
+ * gone. Renewed every half while its worker lives; a dead worker's job is taken over within the lock plus one
+ * stalled check, a third of it.
  */
-export const DELIVERY_LOCK_MS = QUEUED_ATTEMPT_TIMEOUT_MS + 15_000;
-const STALLED_CHECK_MS = 15_000;
+function deliveryTimings(attemptSeconds: number) {
+  const attemptMs = attemptSeconds * 1000;
+  const lockMs = attemptMs * 1.5;
+  return { attemptMs, lockMs, stalledCheckMs: lockMs / 3 };
+}
+
 /**
  * On a stop, attempts still running this long after it are cut, and handed back as failed attempts (retried
  * soon, by any instance) before the drain ends (decision 003): left running, their jobs would wait for the lock.
@@ -56,7 +61,7 @@ type DeliveryJob = { submission?: Submission; retryFrom?: number };
 type Workers = {
   webhook: WebhookClient;
   /** The retry window, and deliveries a second across every instance: what the automation accepts. */
-  settings: Pick<Settings, "RELAY_RETRY_HOURS" | "RELAY_LIMIT_PER_SECOND">;
+  settings: Pick<Settings, "RELAY_RETRY_HOURS" | "RELAY_LIMIT_PER_SECOND" | "RELAY_ATTEMPT_SECONDS">;
   onDelivered: (latencyMs: number) => void;
 };
 
@@ -141,7 +146,8 @@ export class DeliveryQueue {
 
   start(delivery: Workers): void {
     const retryWindowMs = delivery.settings.RELAY_RETRY_HOURS * 60 * 60 * 1000;
-    this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery), {
+    const { attemptMs, lockMs, stalledCheckMs } = deliveryTimings(delivery.settings.RELAY_ATTEMPT_SECONDS);
+    this.worker = new Worker<DeliveryJob>(QUEUE_NAME, (job) => this.deliver(job, delivery, attemptMs), {
       // Workers block waiting for jobs: their own connection, which waits out an outage instead of failing.
       connection: this.redis.duplicate({
         maxRetriesPerRequest: null,
@@ -151,8 +157,8 @@ export class DeliveryQueue {
       prefix: this.prefix,
       concurrency: DELIVERY_CONCURRENCY,
       limiter: { max: delivery.settings.RELAY_LIMIT_PER_SECOND, duration: 1000 },
-      lockDuration: DELIVERY_LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
+      lockDuration: lockMs,
+      stalledInterval: stalledCheckMs,
       maxStalledCount: MAX_STALLS,
       settings: {
         backoffStrategy: async (attemptsMade, _type, error, job) => {
@@ -260,14 +266,14 @@ export class DeliveryQueue {
     this.redis.disconnect();
   }
 
-  private async deliver(job: Job<DeliveryJob>, { webhook, onDelivered }: Workers): Promise<void> {
+  private async deliver(job: Job<DeliveryJob>, { webhook, onDelivered }: Workers, attemptMs: number): Promise<void> {
     const { submission } = job.data;
     const attempt = job.attemptsMade + 1;
     // Never POSTed: an empty body would be taken for a delivery. Its visitor was told 'Cadastro realizado!'.
     if (!submission) return this.deadLetter(job, attempt, "sign-up lost", LOST_ADVICE);
     const answer = await webhook.post(submission, {
       key: job.id!,
-      timeoutMs: QUEUED_ATTEMPT_TIMEOUT_MS,
+      timeoutMs: attemptMs,
       signal: this.stopping.signal,
     });
     if (answer.kind === "delivered") {

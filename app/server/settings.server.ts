@@ -132,6 +132,8 @@ const schema = z
       .optional(),
     RELAY_MODE: z.enum(["direct", "queued"], { error: "must be 'direct' or 'queued'" }).default("direct"),
     RELAY_RETRY_HOURS: wholeNumber(1, 720).default(72),
+    // How long the automation may take to answer one queued attempt: workflows differ (n8n Cloud cuts at 100 s).
+    RELAY_ATTEMPT_SECONDS: wholeNumber(2, 300).default(30),
     WEBHOOK_SIGNING_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
     METRICS_TOKEN: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
   })
@@ -166,14 +168,17 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
 
 /**
  * Makes SIGNUPS_FILE's folder when the sink or the kept secret will use it, before they do it synchronously: a
- * folder not made within FOLDER_TIMEOUT_MS is a ConfigError. Its other errors are left to them to name.
+ * folder not made within `timeoutMs` is a ConfigError. Its other errors are left to them to name.
  */
-export async function makeSignupsFolder(settings: Settings): Promise<void> {
+export async function makeSignupsFolder(
+  settings: Settings,
+  { timeoutMs = FOLDER_TIMEOUT_MS, makeFolder = (folder: string) => mkdir(folder, { recursive: true }) } = {},
+): Promise<void> {
   if (settings.WEBHOOK_URL && settings.SIGNUP_SECRET) return;
   const folder = dirname(settings.SIGNUPS_FILE);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, FOLDER_TIMEOUT_MS, false)));
-  const made = mkdir(folder, { recursive: true }).then(
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+  const made = makeFolder(folder).then(
     () => true,
     () => true,
   );
@@ -181,7 +186,7 @@ export async function makeSignupsFolder(settings: Settings): Promise<void> {
   clearTimeout(timer);
   if (!inTime) {
     throw new ConfigError(
-      `Invalid configuration: SIGNUPS_FILE's folder ${folder} could not be made within ${FOLDER_TIMEOUT_MS / 1000} s`,
+      `Invalid configuration: SIGNUPS_FILE's folder ${folder} could not be made within ${timeoutMs / 1000} s`,
     );
   }
 }

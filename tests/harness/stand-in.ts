@@ -14,6 +14,8 @@ export type WebhookBehaviour = {
   bodyBytes?: number;
   /** Extra answer headers (Retry-After). */
   headers?: Record<string, string>;
+  /** Keep each answer until `releaseWebhook` lets it go: a slow automation that answers when the test says. */
+  hold?: boolean;
   /** Answer the first attempt of every n-th submission (by Idempotency-Key) 503 instead. */
   failFirstAttemptOfEvery?: number;
   /** What is wrong with the answer's body once its status line is sent: a byte every 100 ms for `trickleMs`, less
@@ -62,8 +64,9 @@ export class StandIn {
   /** The most siteverify requests that were waiting for their answer at once. */
   siteverifyPeak = 0;
   private siteverifyOpen = 0;
-  /** Answers kept by `hold`, oldest first: what lets each go, and the captcha token it answers. */
+  /** Answers kept by `hold`, oldest first: what lets each go, and the captcha token (the e-mail) it answers. */
   private readonly heldSiteverify = new Map<() => void, string>();
+  private readonly heldWebhook = new Map<() => void, string>();
   private server: Server | null = null;
   /** Emits "webhook" and "siteverify" as each request arrives, and "webhook-done" once the webhook's answer ends. */
   private readonly arrivals = new EventEmitter();
@@ -89,9 +92,12 @@ export class StandIn {
 
   /** Lets held siteverify answers go: the oldest `which` of them, or the one answering token `which`. */
   releaseSiteverify(which: number | string = Infinity): string[] {
-    const held = [...this.heldSiteverify];
-    const chosen = typeof which === "number" ? held.slice(0, which) : held.filter(([, token]) => token === which);
-    return chosen.map(([release, token]) => (release(), token));
+    return release(this.heldSiteverify, which);
+  }
+
+  /** Lets held webhook answers go: the oldest `which` of them, or the one for e-mail `which`. */
+  releaseWebhook(which: number | string = Infinity): string[] {
+    return release(this.heldWebhook, which);
   }
 
   /** Resolves once the webhook has finished (or given up) answering `count` requests in all. */
@@ -130,6 +136,7 @@ export class StandIn {
     this.webhookAnswersDone = 0;
     this.siteverifyPeak = 0;
     this.releaseSiteverify();
+    this.releaseWebhook();
     this.keysSeen.clear();
   }
 
@@ -196,6 +203,7 @@ export class StandIn {
       return;
     }
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
+    if (behaviour.hold) await heldUntilReleased(this.heldWebhook, (body as { email?: string })?.email ?? "", response);
     if (response.destroyed) return;
     if (behaviour.reset) {
       request.socket.destroy();
@@ -228,7 +236,7 @@ export class StandIn {
     this.siteverifyPeak = Math.max(this.siteverifyPeak, ++this.siteverifyOpen);
     try {
       if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
-      if (behaviour.hold) await this.heldUntilReleased(form.response ?? "", response);
+      if (behaviour.hold) await heldUntilReleased(this.heldSiteverify, form.response ?? "", response);
     } finally {
       this.siteverifyOpen -= 1;
     }
@@ -237,17 +245,25 @@ export class StandIn {
     response.writeHead(behaviour.status ?? 200, { "content-type": "application/json" });
     response.end(JSON.stringify({ success, ...(success ? {} : { "error-codes": ["invalid-input-response"] }) }));
   }
+}
 
-  private heldUntilReleased(token: string, response: ServerResponse): Promise<void> {
-    return new Promise((resolve) => {
-      const release = () => {
-        this.heldSiteverify.delete(release);
-        resolve();
-      };
-      this.heldSiteverify.set(release, token);
-      response.once("close", release);
-    });
-  }
+/** Resolves once `release`d from `held` (under `label`), or when the client hangs up. */
+function heldUntilReleased(held: Map<() => void, string>, label: string, response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const release = () => {
+      held.delete(release);
+      resolve();
+    };
+    held.set(release, label);
+    response.once("close", release);
+  });
+}
+
+/** Lets go the oldest `which` answers of `held`, or those under label `which`; their labels. */
+function release(held: Map<() => void, string>, which: number | string): string[] {
+  const entries = [...held];
+  const chosen = typeof which === "number" ? entries.slice(0, which) : entries.filter(([, label]) => label === which);
+  return chosen.map(([letGo, label]) => (letGo(), label));
 }
 
 function emailsOf(received: StandIn["received"]): string[] {

@@ -72,13 +72,3 @@ export async function mapConcurrently<T, R>(
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
-
-/** `work(index)` started every `intervalMs`, `count` times, whatever each takes: a steady arrival rate. */
-export async function paced<R>(count: number, intervalMs: number, work: (index: number) => Promise<R>): Promise<R[]> {
-  const started: Promise<R>[] = [];
-  for (let index = 0; index < count; index++) {
-    if (index > 0) await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    started.push(work(index));
-  }
-  return Promise.all(started);
-}

@@ -4,16 +4,18 @@ import { solveQuestion } from "../harness/question-solver";
 import { pageTokens, postSignup, signUp, type FormTokens } from "../harness/signup-client";
 import { QUESTION_RELAYS_PER_ADDRESS, QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
 import { startRedis } from "../harness/real-servers";
-import { mapConcurrently, paced } from "../harness/wait";
-import { builtServerSuite, pressingAgain, siteverifyCallsAtMost, withCaptcha } from "./suite";
+import { builtServerSuite, withCaptcha } from "./suite";
 
 /**
  * A bot author's attempts against the built server, each judged by what the
  * webhook received and what a genuine visitor got. hCaptcha is on (siteverify
- * stand-in); the fallback question is the cheap way in a bot will try.
+ * stand-in); the fallback question is the cheap way in a bot will try. Forged
+ * tokens, junk and a bad neighbour at a visitor's address are the pipeline's
+ * rules (unit/pipeline, on a clock the test moves); over instances sharing
+ * Redis, cluster.test.ts.
  */
 
-const { standIn, start, visitor } = builtServerSuite(withCaptcha);
+const { standIn, start, serverForAll, visitor } = builtServerSuite(withCaptcha);
 
 /** What a scraper reads off the page: the question (the bot-trap fields are a visitor's who waited). */
 const scrape = (app: RunningApp) => pageTokens(app.origin);
@@ -32,92 +34,6 @@ function answerQuestion(
 }
 
 const relayed = () => standIn.relayedEmails();
-
-describe("junk never locks a genuine visitor out", () => {
-  it("30 concurrent senders of forged tokens do not spend the relay ceiling: the real visitor is relayed", async () => {
-    const app = await start({ TRUST_PROXY: "1", RELAY_LIMIT_PER_SECOND: "2" });
-    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
-    let forged = 0;
-    let visitorAnswered = false;
-    let floodUnderWay: () => void;
-    const underWay = new Promise<void>((resolve) => (floodUnderWay = resolve));
-    const bot = async (worker: number) => {
-      while (!visitorAnswered) {
-        forged += 1;
-        const address = `198.51.${worker}.${forged % 250}`;
-        await send(app, { email: `bot${forged}@exemplo.com`, hcaptchaToken: `forged-${forged}` }, address);
-        if (forged >= 100) floodUnderWay();
-      }
-    };
-    const flood = Promise.all(Array.from({ length: 30 }, (_, worker) => bot(worker)));
-    await underWay;
-    const person = await send(app, { email: "pessoa@exemplo.com.br", hcaptchaToken: "genuine-1" }, "203.0.113.50");
-    visitorAnswered = true;
-    await flood;
-
-    expect(person.status).toBe(200);
-    expect(person.result.notice.title).toBe("Cadastro realizado!");
-    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
-  });
-});
-
-describe("a bad neighbour on the same address", () => {
-  const genuine = (app: RunningApp, index: number, client: string) =>
-    send(app, { email: `vizinho${index}@exemplo.com.br`, hcaptchaToken: `genuine-${index}` }, client);
-  const forged = (app: RunningApp, index: number, client: string) =>
-    send(app, { email: `bot${index}@exemplo.com`, hcaptchaToken: `forged-${index}` }, client);
-  const neighbours = (count: number) => Array.from({ length: count }, (_, index) => `vizinho${index}@exemplo.com.br`);
-
-  it("40 genuine visitors at 2 a second while a bot at their address posts 5 forged tokens a second: all 40 relayed", async () => {
-    const app = await start({ TRUST_PROXY: "1" });
-    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
-    let visitorsDone = false;
-    const bot = paced(100, 200, (index) => (visitorsDone ? Promise.resolve(null) : forged(app, index, "177.10.0.1")));
-    const visitors = await paced(40, 500, (index) => genuine(app, index, "177.10.0.1"));
-    visitorsDone = true;
-    const botAnswers = (await bot).filter((answer) => answer !== null);
-
-    expect(visitors.map(({ status }) => status)).toEqual(Array(40).fill(200));
-    expect(relayed().sort()).toEqual(neighbours(40).sort());
-    expect(botAnswers.length).toBeGreaterThan(50);
-    expect(new Set(botAnswers.map(({ status }) => status))).toEqual(new Set([400]));
-  });
-
-  it("150 empty posts from an address, then 5 genuine visitors from it: all 5 relayed, and the junk cost no verification", async () => {
-    const app = await start({ TRUST_PROXY: "1" });
-    const junk = await mapConcurrently(Array.from({ length: 150 }), 10, () =>
-      postSignup(app.origin, {}, { data: true, client: "177.10.0.2" }),
-    );
-    // Taken for a bot (no bot-trap fields) and answered as if it worked.
-    expect(new Set(junk.map(({ status }) => status))).toEqual(new Set([200]));
-    const visitors = [];
-    for (let index = 0; index < 5; index++) visitors.push(await genuine(app, index, "177.10.0.2"));
-
-    expect(visitors.map(({ status }) => status)).toEqual(Array(5).fill(200));
-    expect(relayed()).toEqual(neighbours(5));
-    expect(standIn.received.siteverify).toHaveLength(5);
-  });
-
-  it("a flood of forged tokens at one address is throttled there to the rate of siteverify calls, and visitors at another address are untouched", async () => {
-    const app = await start({ TRUST_PROXY: "1" });
-    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
-    const began = Date.now();
-    const flood = mapConcurrently(Array.from({ length: 300 }), 20, (_, index) => forged(app, index, "203.0.113.9"));
-    const elsewhere = await paced(5, 100, (index) => genuine(app, index, "203.0.113.50"));
-    const floodAnswers = await flood;
-    const elapsed = Date.now() - began;
-
-    expect(elsewhere.map(({ status }) => status)).toEqual(Array(5).fill(200));
-    expect(relayed().sort()).toEqual(neighbours(5).sort());
-    const floodCalls = standIn.received.siteverify.filter(({ form }) => form.response!.startsWith("forged-"));
-    expect(floodCalls.length).toBeLessThanOrEqual(siteverifyCallsAtMost(elapsed));
-    const refused = floodAnswers.filter(({ status }) => status === 429);
-    expect(refused.length).toBeGreaterThanOrEqual(300 - siteverifyCallsAtMost(elapsed));
-    expect(refused[0]!.result.notice.title).toBe("Muitas tentativas");
-    // Told to wait a few seconds, a person at the flooded address presses again and gets through.
-    expect((await pressingAgain(() => genuine(app, 99, "203.0.113.9"))).status).toBe(200);
-  });
-});
 
 describe("the fallback question has a small budget of its own", () => {
   /** Relays `email` through the question, taking the new question it is handed when the page's is spent. */
@@ -263,8 +179,10 @@ describe("the fallback question has a small budget of its own", () => {
 });
 
 describe("questions are expensive to farm", () => {
+  const farmed = serverForAll(() => ({ TRUST_PROXY: "1" }));
+
   it("only a post carrying the page's fields earns a new question", async () => {
-    const app = await start();
+    const app = farmed();
     const plain = await fetch(`${app.origin}/?index&_data=routes%2F_index`, {
       method: "POST",
       headers: { "content-type": "text/plain" },
@@ -272,55 +190,39 @@ describe("questions are expensive to farm", () => {
     });
     expect(plain.status).toBe(415);
     expect(((await plain.json()) as { question?: unknown }).question).toBeUndefined();
-    const noFields = await signUp(app.origin, { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" });
+    const noFields = await signUp(
+      app.origin,
+      { email: "ana@exemplo.com", challengeToken: "x", challengeAnswer: "1" },
+      { client: "198.51.100.61" },
+    );
     expect(noFields.result.question).toBeUndefined();
-    const fromPage = await send(app, { email: "ana@exemplo.com" }, "");
+    const fromPage = await send(app, { email: "ana@exemplo.com" }, "198.51.100.61");
     expect(fromPage.status).toBe(400);
     expect(fromPage.result.question?.text).toMatch(/^Quanto é /);
   });
 
   it("wrong answers do not burn the question everybody of that second shares", async () => {
-    const app = await start();
+    const app = farmed();
     const tokens = await scrape(app);
     const wrongAnswer = String(solveQuestion(tokens.question!.text) + 1);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const wrong = await answerQuestion(app, tokens, `bot${attempt}@exemplo.com`, { answer: wrongAnswer });
+      const wrong = await answerQuestion(app, tokens, `bot${attempt}@exemplo.com`, {
+        answer: wrongAnswer,
+        client: "198.51.100.62",
+      });
       expect(wrong.result.notice.title).toBe("Resposta incorreta");
     }
-    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br");
-    expect(person.status).toBe(200);
-    expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
-  });
-
-  it("forged question ids are refused before any bookkeeping, and a genuine question still works after thousands", async () => {
-    const app = await start({ TRUST_PROXY: "1" });
-    const tokens = await scrape(app);
-    const [, expiry] = tokens.question!.token.split(".");
-    const forgeries = Array.from(
-      { length: 2_000 },
-      (_, index) => `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`,
-    );
-    // A botnet: each forgery from an address of its own.
-    for (let start = 0; start < forgeries.length; start += 100) {
-      const batch = forgeries.slice(start, start + 100).map((token, index) =>
-        answerQuestion(app, tokens, "bot@exemplo.com", {
-          token,
-          answer: "7",
-          client: `198.18.${(start + index) >> 8}.${(start + index) & 255}`,
-        }),
-      );
-      for (const { status } of await Promise.all(batch)) expect(status).toBe(400);
-    }
-    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br", { client: "203.0.113.50" });
+    const person = await answerQuestion(app, tokens, "pessoa@exemplo.com.br", { client: "198.51.100.63" });
     expect(person.status).toBe(200);
     expect(relayed()).toEqual(["pessoa@exemplo.com.br"]);
   });
 
   it("other spellings of a token's expiry are refused: one question relays one address once", async () => {
-    const app = await start();
+    const app = farmed();
     const tokens = await scrape(app);
     const [id, expiry, mac] = tokens.question!.token.split(".") as [string, string, string];
-    const post = (token: string) => answerQuestion(app, tokens, "ana@exemplo.com.br", { token });
+    const post = (token: string) =>
+      answerQuestion(app, tokens, "ana@exemplo.com.br", { token, client: "198.51.100.64" });
     for (const spelling of [`0${expiry}`, `+${expiry}`, `${expiry}e0`, `${expiry}.0`, ` ${expiry}`]) {
       const { status, result } = await post(`${id}.${spelling}.${mac}`);
       expect(status).toBe(400);
@@ -333,8 +235,9 @@ describe("questions are expensive to farm", () => {
 });
 
 describe("tracking parameters cost nothing", () => {
+  const app = serverForAll();
+
   it("campaign links get the shared render, with no click id in it", async () => {
-    const app = await start();
     const etags = new Set<string>();
     for (const query of [
       "",
@@ -343,7 +246,7 @@ describe("tracking parameters cost nothing", () => {
       "?utm_source=newsletter&utm_campaign=lancamento",
       "?fbclid=IwAR2xyz",
     ]) {
-      const response = await fetch(`${app.origin}/${query}`);
+      const response = await fetch(`${app().origin}/${query}`);
       expect(response.status).toBe(200);
       etags.add(response.headers.get("etag")!);
       const html = await response.text();

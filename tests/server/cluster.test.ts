@@ -2,11 +2,18 @@ import { describe, expect, it } from "vitest";
 import { freePort, type RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { startRedis } from "../harness/real-servers";
-import { afterMinimumTime, pageFields, pageTokens, signUp } from "../harness/signup-client";
+import { pageTokens, readPageFields, signUp } from "../harness/signup-client";
 import { answers, mapConcurrently, until } from "../harness/wait";
 import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite, pressingAgain, redisPerFile, siteverifyCallsAtMost, withCaptcha } from "./suite";
+import {
+  builtServerSuite,
+  pressingAgain,
+  redisPerFile,
+  siteverifyCallsAtMost,
+  SUITE_SECRET,
+  withCaptcha,
+} from "./suite";
 
 /**
  * Several instances of the built server sharing a real redis-server act as
@@ -17,7 +24,7 @@ import { builtServerSuite, pressingAgain, redisPerFile, siteverifyCallsAtMost, w
 
 const redis = redisPerFile();
 
-const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({
   ...withCaptcha(standIn),
   // The relay ceiling has a test of its own; here it would only slow the flows down.
   RELAY_LIMIT_PER_SECOND: "100000",
@@ -42,21 +49,25 @@ async function send(origin: string, fields: Record<string, string>, client = "19
 const SUCCESS = "Cadastro realizado!";
 
 describe("instances on one Redis act as one", () => {
-  it("a page rendered by one instance signs up on another", async () => {
-    const [first, second] = await startInstances(2);
+  // Three instances behind a proxy for the tests that leave Redis answering (it is emptied before each test).
+  const trio = [0, 1, 2].map(() => serverForAll(() => ({ TRUST_PROXY: "1" })));
+  const instances = () => trio.map((app) => app());
+
+  it("a page rendered by one instance signs up on another, through its question", async () => {
+    const [first, second] = instances();
     const page = await pageTokens(first!.origin);
-    await afterMinimumTime(page);
     const answer = await send(second!.origin, {
-      ...pageFields(page),
+      ...readPageFields(page, SUITE_SECRET),
       email: "ana@exemplo.com.br",
-      hcaptchaToken: "P1_a",
+      challengeToken: page.question.token,
+      challengeAnswer: String(solveQuestion(page.question.text)),
     });
     expect(answer).toMatchObject({ status: 200, title: SUCCESS });
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
 
   it("the same sign-up posted to two instances is relayed once", async () => {
-    const [first, second] = await startInstances(2);
+    const [first, second] = instances();
     const fields = filledForm("bia@exemplo.com.br", "P1_b");
     expect(await send(first!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
     expect(await send(second!.origin, fields)).toMatchObject({ status: 200, title: SUCCESS });
@@ -64,11 +75,10 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("concurrent identical posts to three instances are relayed once, and all three get its outcome", async () => {
-    const instances = await startInstances(3);
     const fields = filledForm("caio@exemplo.com.br", "P1_c");
     // A slow webhook keeps the first relay in flight while the others arrive.
     standIn.webhook = { status: 200, text: "ok", delayMs: 800 };
-    const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
+    const answers = await Promise.all(instances().map((app) => send(app.origin, fields)));
     expect(answers.map((answer) => [answer.status, answer.title])).toEqual([
       [200, SUCCESS],
       [200, SUCCESS],
@@ -78,10 +88,9 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("a relay that fails is told to every instance that waited on it, and relayed once", async () => {
-    const instances = await startInstances(3);
     const fields = filledForm("duda@exemplo.com.br", "P1_d");
     standIn.webhook = { status: 500, text: "planilha cheia", delayMs: 800 };
-    const answers = await Promise.all(instances.map((app) => send(app.origin, fields)));
+    const answers = await Promise.all(instances().map((app) => send(app.origin, fields)));
     for (const answer of answers) {
       expect(answer).toMatchObject({
         status: 502,
@@ -93,9 +102,8 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("genuine visitors behind one address on two instances, as many at once as its rate and burst, are all relayed", async () => {
-    const [first, second] = await startInstances(2, { TRUST_PROXY: "1" });
+    const [first, second] = instances();
     const atOnce = SITEVERIFY_CALLS_PER_SECOND + SITEVERIFY_BURST.points;
-    standIn.siteverify = { success: true, delayMs: 1_000 };
     const answers = await Promise.all(
       Array.from({ length: atOnce }, (_, index) =>
         send(
@@ -110,21 +118,25 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("300 forged tokens from one address, 20 at a time over two instances, cost at most its rate and burst in siteverify calls for the deployment", async () => {
-    const instances = await startInstances(2, { TRUST_PROXY: "1" });
+    const [first, second] = instances();
     standIn.siteverify = { success: true, genuinePrefix: "P1_" };
     const began = Date.now();
     const answers = await mapConcurrently(
       Array.from({ length: 300 }, (_, index) => index),
       20,
       (index) =>
-        send(instances[index % 2]!.origin, filledForm(`bot${index}@exemplo.com`, `forged-${index}`), "203.0.113.9"),
+        send(
+          [first!, second!][index % 2]!.origin,
+          filledForm(`bot${index}@exemplo.com`, `forged-${index}`),
+          "203.0.113.9",
+        ),
     );
     const elapsed = Date.now() - began;
     expect(standIn.received.siteverify.length).toBeLessThanOrEqual(siteverifyCallsAtMost(elapsed));
     expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([400, 429]));
     expect(standIn.received.webhook).toHaveLength(0);
     // Told to wait a few seconds, a person at that address sends again, on either instance, and gets through.
-    for (const [index, app] of instances.entries()) {
+    for (const [index, app] of [first!, second!].entries()) {
       const fields = filledForm(`pessoa${index}@exemplo.com.br`, `P1_pessoa${index}`);
       const person = await pressingAgain(() => signUp(app.origin, fields, { client: "203.0.113.9" }));
       expect(person.status).toBe(200);
@@ -132,10 +144,9 @@ describe("instances on one Redis act as one", () => {
   });
 
   it("the no-JavaScript budget holds across instances", async () => {
-    const instances = await startInstances(3, { TRUST_PROXY: "1" });
     const answers: Answer[] = [];
     for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE + 3; index++) {
-      const origin = instances[index % 3]!.origin;
+      const origin = instances()[index % 3]!.origin;
       let question = (await pageTokens(origin)).question!;
       for (;;) {
         const { status, result } = await signUp(
@@ -299,10 +310,11 @@ describe("while Redis is away", () => {
     try {
       const [first, second] = await startInstances(2, { REDIS_URL: persistent.url });
       const fields = filledForm("gravada@exemplo.com.br", "P1_lost");
-      standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+      standIn.webhook = { status: 200, text: "ok", hold: true };
       const answering = send(first!.origin, fields);
       await standIn.arrived("webhook");
       await persistent.kill(); // the claim is in the log; the relay's record cannot be sent
+      standIn.releaseWebhook();
       expect(await answering).toMatchObject({ status: 200, title: SUCCESS });
       await first!.printed(/"event":"ledger-settle-failed"/);
       await persistent.restart();
@@ -321,11 +333,10 @@ describe("while Redis is away", () => {
     const fields = filledForm("lenta@exemplo.com.br", "P1_slow");
     redis().freeze();
     try {
-      const began = Date.now();
       const answer = await send(app!.origin, fields);
       expect(answer).toMatchObject({ status: 503, title: "Cadastro indisponível no momento" });
-      // About REDIS_TIMEOUT_MS, measured loosely.
-      expect(Date.now() - began).toBeLessThan(3_000);
+      // Its command's own timeout ended it.
+      await app!.printed(/"outcome":"store-unavailable".*Redis did not answer within 1000 ms/);
       expect(await answers(`${app!.origin}/readyz`, 503)).toBe(true);
       expect(await answers(`${app!.origin}/`)).toBe(true);
     } finally {

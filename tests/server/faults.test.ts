@@ -1,39 +1,33 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer as createHttpServer, request as httpRequest } from "node:http";
-import { connect, type AddressInfo, type Socket } from "node:net";
-import { mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { connect, type Socket } from "node:net";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, SERVE_COMMAND, serveEnv, startApp, type RunningApp } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
-import {
-  afterMinimumTime,
-  pageFields,
-  pageTokens,
-  postSignup,
-  signUp as send,
-  type SignupAnswer,
-} from "../harness/signup-client";
+import { pageTokens, readPageFields, signUp as send, type SignupAnswer } from "../harness/signup-client";
 import { startRedis } from "../harness/real-servers";
 import { WEBHOOK_PATH } from "../harness/stand-in";
 import { accepts, until, waitForOk } from "../harness/wait";
-import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
-import { SignedTokens } from "~/signup/signed-tokens.server";
 import { builtServerSuite, SUITE_SECRET, withCaptcha } from "./suite";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve,
- * its fetch polyfill, its express pipeline): a bad webhook or siteverify, a
- * restart, a stop, odd requests. Module-level tests cannot find these: vitest
- * runs with Node's own fetch.
+ * its express pipeline): a stalled webhook or siteverify, a restart, a stop, a
+ * log that cannot be written, odd requests. What a module decides alone is
+ * proven in the unit lane; here, what only the running process shows.
  */
 
 const FAILURE_TITLE = "Falha ao enviar";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 
-const { standIn, start, visitor } = builtServerSuite();
+const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
+/** The server of the tests that leave it as they found it, each with addresses of its own. */
+const shared = serverForAll();
 
 /** A sign-up as the enhanced form sends it, answered as JSON. */
 function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {
@@ -58,27 +52,19 @@ function openUpload(app: RunningApp, length: number) {
   return { send, answer };
 }
 
-const sortedRelays = () => standIn.relayedEmails().sort();
-
 /** The visitor's answer to a relay that could not finish: 502, 'Falha ao enviar' and the fallback text. */
 function expectFallbackFailure(answer: SignupAnswer) {
   expect(answer.status).toBe(502);
   expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description: FALLBACK });
 }
 
-/** A server whose webhook takes `delayMs` to answer, with one sign-up waiting on it, stopped (SIGTERM) meanwhile. */
-async function stopWhileRelaying(delayMs: number, email = "ana@exemplo.com.br") {
-  const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-  standIn.webhook = { status: 200, text: "ok", delayMs };
-  const pending = signUp(app, email);
-  await standIn.arrived("webhook");
-  const exitCode = app.stop();
-  return { app, pending, exitCode };
-}
-
 describe("an outgoing call that stalls never takes the server down", () => {
-  it("a webhook that never answers gets its visitor 'Falha ao enviar' while ten sign-ups during the stall succeed", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+  it("a siteverify and a webhook that never answer each get their visitor 'Falha ao enviar', the first relaying nothing, while ten sign-ups during the stalls succeed", async () => {
+    const app = await start(withCaptcha(standIn));
+    standIn.siteverify = { success: true, hold: true };
+    const unverified = signUp(app, "sem-resposta@exemplo.com.br");
+    await standIn.arrived("siteverify");
+    standIn.siteverify = { success: true };
     standIn.webhook = { status: 200, delayMs: 60_000 };
     const stalled = signUp(app, "lenta@exemplo.com.br");
     await standIn.arrived("webhook");
@@ -86,6 +72,7 @@ describe("an outgoing call that stalls never takes the server down", () => {
     const others = Array.from({ length: 10 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
     for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
 
+    expectFallbackFailure(await unverified);
     const stalledAnswer = await stalled;
     expectFallbackFailure(stalledAnswer);
     expect(stalledAnswer.result.email).toBe("lenta@exemplo.com.br");
@@ -93,7 +80,7 @@ describe("an outgoing call that stalls never takes the server down", () => {
     expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
     expect((await signUp(app, "depois@exemplo.com.br")).status).toBe(200);
     expect(app.process.exitCode).toBeNull();
-    expect(sortedRelays()).toEqual(
+    expect(standIn.relayedEmails().sort()).toEqual(
       [
         "depois@exemplo.com.br",
         "lenta@exemplo.com.br",
@@ -102,131 +89,37 @@ describe("an outgoing call that stalls never takes the server down", () => {
     );
     expect(app.output()).not.toContain("unexpected-error");
   });
-
-  it("a siteverify that never answers gets its visitor 'Falha ao enviar' and nothing relayed, while others sign up", async () => {
-    const app = await start(withCaptcha(standIn));
-    standIn.siteverify = { success: true, delayMs: 60_000 };
-    const stalled = signUp(app, "lenta@exemplo.com.br");
-    await standIn.arrived("siteverify");
-    standIn.siteverify = { success: true, delayMs: 800 };
-    const others = Array.from({ length: 5 }, (_, index) => signUp(app, `pessoa${index}@exemplo.com.br`));
-    for (const answer of await Promise.all(others)) expect(answer.status).toBe(200);
-
-    expectFallbackFailure(await stalled);
-    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
-    expect(app.process.exitCode).toBeNull();
-    expect(sortedRelays()).toEqual(Array.from({ length: 5 }, (_, i) => `pessoa${i}@exemplo.com.br`));
-  });
-
-  it.each([
-    ["resets the connection", { status: 200, reset: true }],
-    ["answers 10 MB of error", { status: 500, bodyBytes: 10 * 1024 * 1024 }],
-    ["answers slowly, past its 5 s timeout", { status: 200, delayMs: 5_500 }],
-  ])("a webhook that %s gets 'Falha ao enviar' and the server keeps serving", async (_case, behaviour) => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = behaviour;
-    const answer = await signUp(app, "ana@exemplo.com.br");
-    expect(answer.status).toBe(502);
-    expect(answer.result.notice.title).toBe(FAILURE_TITLE);
-    expect(answer.result.notice.description.length).toBeLessThanOrEqual(260);
-    standIn.webhook = { status: 200, text: "ok" };
-    expect((await signUp(app, "bia@exemplo.com.br")).status).toBe(200);
-    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
-  });
 });
 
-describe("a webhook's 2xx is a delivery the moment its status line arrives", () => {
-  it("a 200 whose body trickles for 7 s gives 'Cadastro realizado!' and one POST", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status: 200, bodyFault: { trickleMs: 7_000 } };
-    const answer = await signUp(app, "lenta@exemplo.com.br");
-    expect([answer.status, answer.result.notice.title]).toEqual([200, "Cadastro realizado!"]);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-});
-
-describe("the webhook's error text never shows where the webhook is", () => {
-  const secretPath = WEBHOOK_PATH.slice(1); // "hooks/c0ffee-secret-path"
-
-  it.each([
-    [
-      "n8n's 404 for a workflow switched off, naming its path",
-      404,
-      JSON.stringify({
+describe("the webhook's error text never shows where the webhook is (each spelling: unit/webhook-error-text)", () => {
+  it("n8n's 404 for a workflow switched off, naming its path, shows its visitor the status alone", async () => {
+    const secretPath = WEBHOOK_PATH.split("/").at(-1)!; // "c0ffee-secret-path"
+    standIn.webhook = {
+      status: 404,
+      text: JSON.stringify({
         code: 404,
-        message: 'The requested webhook "POST c0ffee-secret-path" is not registered.',
+        message: `The requested webhook "POST ${secretPath}" is not registered.`,
         hint: "The workflow must be active for a production URL to run successfully.",
-        stacktrace: "Error: The requested webhook is not registered.",
       }),
-      "Webhook retornou 404 Not Found",
-    ],
-    [
-      "n8n, path with a leading slash",
-      404,
-      JSON.stringify({ code: 404, message: `The requested webhook "POST /${secretPath}" is not registered.` }),
-      "Webhook retornou 404 Not Found",
-    ],
-    [
-      "a URL-encoded path",
-      404,
-      `Unknown webhook ${encodeURIComponent("/" + secretPath)}`,
-      "Webhook retornou 404 Not Found",
-    ],
-    [
-      "Make, naming the whole URL",
-      410,
-      `{"error":"There is no scenario listening for this webhook: ${"{origin}"}${WEBHOOK_PATH}?key=1"}`,
-      "Webhook retornou 410 Gone",
-    ],
-    [
-      "ordinary words, the path's shared word included",
-      503,
-      JSON.stringify({ message: "Incoming hooks are paused: the webhook will be back soon" }),
-      "Webhook retornou 503 Service Unavailable: Incoming hooks are paused: the webhook will be back soon",
-    ],
-    [
-      "an nginx 502 page",
-      502,
-      "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
-      "Webhook retornou 502 Bad Gateway: 502 Bad Gateway",
-    ],
-  ])("%s", async (_case, status, text, description) => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status, text: text.replace("{origin}", standIn.origin) };
-    const answer = await signUp(app, "ana@exemplo.com.br");
+    };
+    const answer = await signUp(shared(), "n8n-desligado@exemplo.com.br");
     expect(answer.status).toBe(502);
-    expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description });
-    const { port } = new URL(standIn.origin);
-    for (const secret of ["c0ffee", "secret", "path", "127.0.0.1", port]) {
-      expect(answer.result.notice.description).not.toContain(secret);
-    }
+    expect(answer.result.notice).toEqual({ title: FAILURE_TITLE, description: "Webhook retornou 404 Not Found" });
   });
 });
 
-describe("the webhook's query string is secret whole", () => {
-  it("a bare key in the query, and the path's words, never show in 'Falha ao enviar'", async () => {
-    const app = await start({ WEBHOOK_URL: `${standIn.webhookUrl}?SECRETKEY4fa9&token=e0c7` });
-    standIn.webhook = { status: 404, text: "Webhook SECRETKEY4fa9 unknown: check the token e0c7 of your hooks" };
-    const answer = await signUp(app, "ana@exemplo.com.br");
-    expect(answer.result.notice).toEqual({
-      title: FAILURE_TITLE,
-      description: "Webhook retornou 404 Not Found",
-    });
-  });
-});
-
-describe("restarts and stale pages", () => {
+describe("restarts", () => {
   it("a page rendered before a restart still signs up after it, with the secret kept beside the data", async () => {
     const data = await mkdtemp(join(tmpdir(), "restart-"));
-    const env = { WEBHOOK_URL: standIn.webhookUrl, SIGNUPS_FILE: join(data, "signups.jsonl"), SIGNUP_SECRET: "" };
+    const env = { SIGNUPS_FILE: join(data, "signups.jsonl"), SIGNUP_SECRET: "" };
     const before = await start(env);
     const page = await pageTokens(before.origin);
     await before.stop();
 
     const after = await start(env);
-    await afterMinimumTime(page);
-    const answer = await send(after.origin, { ...pageFields(page), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" });
-    expect(answer.status).toBe(200);
+    const kept = readFileSync(join(data, "signup-secret"), "utf8").trim();
+    const fields = { ...readPageFields(page, kept), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" };
+    expect((await send(after.origin, fields)).status).toBe(200);
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
 
@@ -235,15 +128,13 @@ describe("restarts and stale pages", () => {
     const redis = await startRedis();
     try {
       const [oldSecret, newSecret] = ["o".repeat(32), "n".repeat(32)];
-      const env = { WEBHOOK_URL: standIn.webhookUrl, REDIS_URL: redis.url };
-      const before = await start({ ...env, SIGNUP_SECRET: oldSecret });
+      const before = await start({ REDIS_URL: redis.url, SIGNUP_SECRET: oldSecret });
       const page = await pageTokens(before.origin);
       await before.stop();
 
-      const after = await start({ ...env, SIGNUP_SECRET: newSecret, SIGNUP_SECRET_PREVIOUS: oldSecret });
-      await afterMinimumTime(page);
+      const after = await start({ REDIS_URL: redis.url, SIGNUP_SECRET: newSecret, SIGNUP_SECRET_PREVIOUS: oldSecret });
       const answer = await send(after.origin, {
-        ...pageFields(page),
+        ...readPageFields(page, oldSecret),
         email: "ana@exemplo.com.br",
         challengeToken: page.question.token,
         challengeAnswer: String(solveQuestion(page.question.text)),
@@ -254,108 +145,25 @@ describe("restarts and stale pages", () => {
       await redis.stop();
     }
   });
-
-  it("a time no secret of ours signed is never a silent success, and earns nothing a script could use", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const fields = {
-      ...visitor(),
-      from__confirm: "1795484840395.signed-by-another-secret-000000000000000000000",
-      email: "ana@exemplo.com.br",
-      hcaptchaToken: "t-1",
-    };
-    const { status, result } = await send(app.origin, fields);
-    expect(status).toBe(400);
-    expect(result.notice.title).toBe("Página desatualizada");
-    expect([result.botTrap, result.question]).toEqual([undefined, undefined]);
-    // Without JavaScript the answer is the page again, with the page's own fields (good only after a person's time).
-    const page = await (await postSignup(app.origin, fields)).text();
-    expect(page).toContain("Recarregue a página e envie de novo.");
-    expect(standIn.received.webhook).toHaveLength(0);
-  });
-
-  it("a page left open over two hours is told so, and the fresh fields it gets back work at once", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const old = new BotTrap(new SignedTokens(SUITE_SECRET)).fields(Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1);
-    const fields = { ...pageFields({ botTrap: old }), email: "ana@exemplo.com.br", hcaptchaToken: "t-1" };
-    const { status, result } = await send(app.origin, fields);
-    expect(status).toBe(400);
-    expect(result.notice).toEqual({
-      title: "Página desatualizada",
-      description:
-        "Esta página ficou aberta por muito tempo. Atualizamos o formulário: confira seu e-mail e envie de novo (ou recarregue a página).",
-    });
-    expect(result.email).toBe("ana@exemplo.com.br");
-    const again = await send(app.origin, { ...fields, ...pageFields({ botTrap: result.botTrap! }) });
-    expect(again.status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
-  });
-
-  it("without JavaScript an unanswered question is asked for by name, not as a captcha", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const fields = { ...visitor(), email: "ana@exemplo.com.br", challengeToken: "x.1.y", challengeAnswer: "" };
-    const response = await postSignup(app.origin, fields);
-    expect(response.status).toBe(400);
-    const html = await response.text();
-    expect(html).toContain("Valide o captcha");
-    expect(html).toContain("Responda à pergunta de verificação acima para concluir o cadastro.");
-    expect(html).not.toContain("Confirme que você não é um robô resolvendo o captcha.");
-  });
-});
-
-describe("e-mails that must not pass, against the built server", () => {
-  it("the NFD and NFC spellings of one address, sent with one captcha token, are one sign-up relayed in NFC", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const decomposed = "joa\u0303o@exemplo.com.br";
-    const composed = "jo\u00e3o@exemplo.com.br";
-    expect((await signUp(app, decomposed, { hcaptchaToken: "t-joao" })).status).toBe(200);
-    expect((await signUp(app, composed, { hcaptchaToken: "t-joao" })).status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual([composed]);
-  });
-
-  it.each([
-    '=HYPERLINK("http://x/?d="&A1,"Clique")@exemplo.com.br',
-    "<img/src=x/onerror=alert(1)>@exemplo.com.br",
-    "ana\u034F@exemplo.com.br",
-    "ana\u3164@exemplo.com.br",
-  ])("%j is refused with 'E-mail inválido' and never reaches the automation", async (address) => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const answer = await signUp(app, address);
-    expect(answer.status).toBe(400);
-    expect(answer.result.notice).toEqual({
-      title: "E-mail inválido",
-      description: "Por favor, informe um e-mail válido.",
-    });
-    expect(answer.result.email).toBe(address);
-    expect(standIn.received.webhook).toHaveLength(0);
-  });
 });
 
 describe("stopping", () => {
-  it("SIGTERM lets a sign-up in flight finish and be answered, then exits 0", async () => {
-    const { pending, exitCode } = await stopWhileRelaying(4_000);
-    const answer = await pending;
-    expect(answer.status).toBe(200);
-    expect(await exitCode).toBe(0);
-  });
-
-  it("a second SIGTERM during the drain does not cut it short", async () => {
-    const { app, pending, exitCode } = await stopWhileRelaying(3_000, "paciente@exemplo.com.br");
+  it("SIGTERM, and a second one during the drain, let a sign-up in flight finish and be answered; then the process exits 0", async () => {
+    const app = await start();
+    standIn.webhook = { status: 200, text: "ok", hold: true };
+    const pending = signUp(app, "paciente@exemplo.com.br");
+    await standIn.arrived("webhook");
+    const exitCode = app.stop();
     // The first signal is handled once the port stops taking new connections.
     await until(async () => !(await accepts(Number(new URL(app.origin).port))), { what: "the listener closed" });
     app.process.kill("SIGTERM");
+    standIn.releaseWebhook();
     expect((await pending).status).toBe(200);
     expect(await exitCode).toBe(0);
   });
 
-  it("a webhook slower than any stop could wait for is timed out and answered before the process exits", async () => {
-    const { pending, exitCode } = await stopWhileRelaying(9_500);
-    expectFallbackFailure(await pending);
-    expect(await exitCode).toBe(0);
-  });
-
   it("a visitor still uploading when a stop begins is not waited for: nothing is relayed, so a retry cannot relay twice", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    standIn.webhook = { status: 200, text: "ok", delayMs: 2_000 };
+    const app = await start();
     const body = new URLSearchParams({
       ...visitor(),
       email: "lenta@exemplo.com.br",
@@ -373,23 +181,9 @@ describe("stopping", () => {
     expect(answer).not.toMatch(/^HTTP\/1\.1 200/);
     expect(standIn.received.webhook).toHaveLength(0);
   });
-
-  it("a body that stalls is answered 408 and not waited for", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const upload = openUpload(app, 100);
-    await upload.send("email=ana");
-    expect(await upload.answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(standIn.received.webhook).toHaveLength(0);
-  }, 30_000);
-
-  it("refuses at start-up, in one line, several instances that could not sign forms alike", async () => {
-    await expect(startApp({ REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "" })).rejects.toThrowError(
-      /exited with 1:\nInvalid configuration: SIGNUP_SECRET must be set when REDIS_URL is/,
-    );
-  });
 });
 
-describe("bad settings stop start-up with one line", () => {
+describe("bad settings stop start-up with one line (what a setting may be: unit/settings)", () => {
   /** What start-up printed besides warnings and JSON log lines, once it exited. */
   async function refusal(env: Record<string, string>): Promise<string[]> {
     const failure = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...env }).then(
@@ -403,6 +197,13 @@ describe("bad settings stop start-up with one line", () => {
   async function expectRefused(env: Record<string, string>, reason: string) {
     expect(await refusal(env)).toEqual(["app exited with 1:", `Invalid configuration: ${reason}`]);
   }
+
+  it("several instances that could not sign forms alike", async () => {
+    await expectRefused(
+      { REDIS_URL: "redis://127.0.0.1:6379", SIGNUP_SECRET: "" },
+      "SIGNUP_SECRET must be set when REDIS_URL is: every instance must sign the forms with the same secret",
+    );
+  });
 
   it("a REDIS_URL naming a database Redis refuses", async () => {
     const redis = await startRedis();
@@ -434,21 +235,6 @@ describe("bad settings stop start-up with one line", () => {
     }
   });
 
-  it.each([
-    [
-      "a WEBHOOK_URL on port 0",
-      { WEBHOOK_URL: "http://127.0.0.1:0/webhook/x" },
-      "WEBHOOK_URL uses port 0, which nothing can be called on",
-    ],
-    [
-      "a SIGNUPS_FILE under /proc",
-      { SIGNUPS_FILE: "/proc/prevly/signups.jsonl" },
-      "SIGNUPS_FILE is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
-    ],
-  ])("%s", async (_case, env, reason) => {
-    await expectRefused(env, reason);
-  });
-
   it("a SIGNUPS_FILE that is not a regular file: /dev/null, a named pipe", async () => {
     const notRegular = (path: string) =>
       `SIGNUPS_FILE is not a regular file (${path}); name a file on a disk or volume`;
@@ -456,52 +242,6 @@ describe("bad settings stop start-up with one line", () => {
     const pipe = join(await mkdtemp(join(tmpdir(), "pipe-")), "signups.jsonl");
     await once(spawn("mkfifo", [pipe]), "exit");
     await expectRefused({ SIGNUPS_FILE: pipe }, notRegular(pipe));
-  });
-
-  it("a SIGNUPS_FILE whose folder cannot be made within a few seconds", async () => {
-    // Through a link into /proc, where making a folder never ends.
-    const folder = await mkdtemp(join(tmpdir(), "slow-disk-"));
-    await symlink("/proc", join(folder, "kernel"));
-    const file = join(folder, "kernel", "prevly", "signups.jsonl");
-    await expectRefused(
-      { SIGNUPS_FILE: file },
-      `SIGNUPS_FILE's folder ${join(folder, "kernel", "prevly")} could not be made within 3 s`,
-    );
-  });
-});
-
-describe("a visitor without JavaScript who answers again at once", () => {
-  /** The value of a form field in the page the server sent. */
-  function fieldValue(html: string, name: string): string {
-    const input = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0] ?? "";
-    return /value="([^"]*)"/.exec(input)?.[1]?.replace(/&amp;/g, "&") ?? "";
-  }
-
-  it("is signed up, not taken for a bot, when the new question is answered within the minimum time", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const page = await pageTokens(app.origin);
-    await afterMinimumTime(page);
-    const wrong = await postSignup(app.origin, {
-      ...pageFields(page),
-      email: "rapida@exemplo.com.br",
-      challengeToken: page.question!.token,
-      challengeAnswer: "99",
-    });
-    const html = await wrong.text();
-    expect(wrong.status).toBe(400);
-    expect(html).toContain("Resposta incorreta");
-    const question = /Quanto é [^?]+\?/.exec(html)![0];
-    // Pressed again at once, with what the page now holds.
-    const again = await postSignup(app.origin, {
-      name__confirm: "",
-      from__confirm: fieldValue(html, "from__confirm"),
-      email: fieldValue(html, "email"),
-      challengeToken: fieldValue(html, "challengeToken"),
-      challengeAnswer: String(solveQuestion(question)),
-    });
-    expect(again.status).toBe(200);
-    expect(await again.text()).toContain("Cadastro realizado!");
-    expect(standIn.relayedEmails()).toEqual(["rapida@exemplo.com.br"]);
   });
 });
 
@@ -515,7 +255,7 @@ describe("a log that cannot be written any more", () => {
   }
 
   it("its reader gone (EPIPE): the server loses log lines, not its answers", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const app = await start();
     app.process.stdout!.destroy();
     app.process.stderr!.destroy();
     expect(await stillServes(app.origin)).toEqual([...Array<number>(20).fill(200), 200]);
@@ -556,7 +296,7 @@ describe("how the server is started and odd requests", () => {
   }
 
   it.each(["TRACE", "PUT", "DELETE", "PROPFIND"])("%s / is answered 405 without a stack trace", async (method) => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const app = shared();
     expect(await rawRequest(app, method)).toEqual({ status: 405, allow: "GET, HEAD, POST" });
     expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
     expect(app.output()).not.toMatch(/\n\s+at /);
@@ -565,7 +305,7 @@ describe("how the server is started and odd requests", () => {
   it("works when started from another working directory", async () => {
     const elsewhere = await mkdtemp(join(tmpdir(), "cwd-"));
     await writeFile(join(elsewhere, "package.json"), "{}");
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl }, { cwd: elsewhere });
+    const app = await start({}, { cwd: elsewhere });
     const page = await fetch(`${app.origin}/`);
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -584,15 +324,14 @@ describe("how the server is started and odd requests", () => {
     ["POST", "/?index&_data=root", 400, "Requisição inválida."],
     ["GET", "/?_data=root", 400, "Requisição inválida."],
   ])("Remix's own answer to %s %s becomes a short pt-BR refusal", async (method, path, status, text) => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const response = await fetch(`${app.origin}${path}`, { method });
+    const response = await fetch(`${shared().origin}${path}`, { method });
     expect(response.status).toBe(status);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await response.text()).toBe(text);
   });
 
   it("the page's own data requests still reach Remix", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const app = shared();
     const page = await fetch(`${app.origin}/?_data=routes%2F_index`);
     expect(page.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await page.json()).toMatchObject({ publicUrl: null, botTrap: expect.any(Object) });
@@ -600,7 +339,7 @@ describe("how the server is started and odd requests", () => {
   });
 
   it("an unknown path is answered with the 404 page and logged with its path", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const app = shared();
     const response = await fetch(`${app.origin}/planos/antigos?utm_source=x`);
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("Oops! Page not found");
@@ -608,7 +347,7 @@ describe("how the server is started and odd requests", () => {
   });
 
   it("a port already in use stops start-up with exit code 1 and one line naming it", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
+    const app = shared();
     const { port } = new URL(app.origin);
     const [node, ...args] = SERVE_COMMAND;
     const second = spawn(node!, args, {
@@ -625,10 +364,15 @@ describe("how the server is started and odd requests", () => {
     expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
   });
 
-  it("an empty PORT means unset: it listens on 3000", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl, PORT: "" }, { expectPort: 3000 });
-    expect(app.origin).toBe("http://127.0.0.1:3000");
-    expect(app.output()).toContain('"event":"listening","port":3000');
+  it("an empty PORT means unset: it listens on 3000 (or, with 3000 taken by another program, says so)", async () => {
+    const app = await start({ PORT: "" }, { expectPort: 3000 }).catch((error: Error) => error);
+    const printed = () => (app instanceof Error ? app.message : app.output());
+    await until(
+      () => /"event":"listening","port":3000|Cannot listen on port 3000: it is already in use/.test(printed()),
+      {
+        what: "listening on 3000, or saying why not",
+      },
+    );
   });
 });
 
@@ -658,25 +402,14 @@ describe("behind a balancer other than the shipped nginx", () => {
     return socket;
   };
 
-  it("an idle connection outlives Node's own 5 s keep-alive, which AWS's and Google's balancers outlast: the balancer closes first, and its next request is answered", async () => {
-    const app = await start({ WEBHOOK_URL: standIn.webhookUrl });
-    const appConnection = await open(Number(new URL(app.origin).port));
-    // What the apps did before: a bare node:http server, whose close of an idle connection is the event awaited.
-    const bare = createHttpServer((_request, response) => response.end("ok"));
-    await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  it("an idle connection is kept 620 s, longer than AWS's and Google's balancers keep theirs (Node's own is 5 s): the balancer closes first, and its next request is answered", async () => {
+    const appConnection = await open(Number(new URL(shared().origin).port));
     try {
-      const first = await exchange(appConnection, "/healthz");
-      const bareConnection = await open((bare.address() as AddressInfo).port);
-      await exchange(bareConnection, "/");
-      await once(bareConnection, "close");
-
-      expect(appConnection.readyState).toBe("open");
+      // What the balancer is told: Node writes the keep-alive it keeps into each answer, and keeps it.
+      expect(await exchange(appConnection, "/healthz")).toMatch(/^keep-alive: timeout=620\r$/im);
       expect(await exchange(appConnection, "/healthz")).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n(2\r\n)?ok/);
-      // What the balancer is told: Node writes its keep-alive into each answer.
-      expect(first).toMatch(/^keep-alive: timeout=620\r$/im);
     } finally {
       appConnection.destroy();
-      await new Promise((resolve) => bare.close(resolve));
     }
   });
 });

@@ -36,18 +36,30 @@ afterAll(async () => {
 
 type RawResponse = { status: number; text: string };
 
-/** Sends bytes exactly as given and reads the answer until the server closes. */
+/**
+ * Sends bytes exactly as given and reads the answer until the server closes, or until its whole body has arrived (the
+ * length it announced, or the last chunk): the server may still read what the request has left, for its lingering
+ * close.
+ */
 function sendRaw(bytes: Buffer): Promise<RawResponse> {
   const { port } = new URL(app.origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), "127.0.0.1");
     const chunks: Buffer[] = [];
-    socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", (error) => (chunks.length ? undefined : reject(error)));
-    socket.on("close", () => {
+    const answered = () => {
       const text = Buffer.concat(chunks).toString("latin1");
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text });
+    };
+    socket.on("data", (chunk) => {
+      chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString("latin1");
+      const head = text.indexOf("\r\n\r\n");
+      const length = /^content-length: *(\d+)\r$/im.exec(text.slice(0, head))?.[1];
+      const whole = length === undefined ? text.endsWith("\r\n0\r\n\r\n") : text.length >= head + 4 + Number(length);
+      if (head !== -1 && whole) socket.destroy();
     });
+    socket.on("error", (error) => (chunks.length ? undefined : reject(error)));
+    socket.on("close", answered);
     // Write without half-closing: a server may drop a request whose client has already hung up.
     socket.write(bytes);
   });
@@ -98,7 +110,6 @@ function chunked(totalBytes: number): Buffer {
 
 const validEmail = "ana@exemplo.com.br";
 const token = "P1_hostile-token";
-const long = (length: number) => `${"a".repeat(length - "@exemplo.com".length)}@exemplo.com`;
 
 /** [name, raw request, expected status]; 200 is the bot trap's success that is not relayed. */
 const CASES: Array<[string, () => Buffer, number]> = [
@@ -147,33 +158,13 @@ const CASES: Array<[string, () => Buffer, number]> = [
     415,
   ],
   ["XML", () => post(`<email>${validEmail}</email>`, { "Content-Type": "application/xml" }), 415],
-  // hostile e-mails
-  [
-    "CR/LF and a Bcc header in the e-mail",
-    () => post(withBotTrap({ email: `${validEmail}\r\nBcc: todos@exemplo.com`, hcaptchaToken: token })),
-    400,
-  ],
+  // hostile e-mails: what the body's decoding hands the e-mail rule (each address the rule refuses: unit/email)
   [
     "an encoded header injection",
     () => post(`${withBotTrap({ hcaptchaToken: token })}&email=ana%0d%0aSet-Cookie:%20x=1@exemplo.com`),
     400,
   ],
   ["a NUL byte", () => post(withBotTrap({ email: `ana\u0000@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a zero-width space", () => post(withBotTrap({ email: `ana\u200b@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a right-to-left override", () => post(withBotTrap({ email: `ana\u202e@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a byte-order mark", () => post(withBotTrap({ email: `\ufeffana@exemplo.com`, hcaptchaToken: token })), 400],
-  ["a full-width at sign", () => post(withBotTrap({ email: "ana＠exemplo.com", hcaptchaToken: token })), 400],
-  ["two at signs", () => post(withBotTrap({ email: "ana@bia@exemplo.com", hcaptchaToken: token })), 400],
-  ["a domain starting with a dot", () => post(withBotTrap({ email: "ana@.exemplo.com", hcaptchaToken: token })), 400],
-  ["a domain ending with a dot", () => post(withBotTrap({ email: "ana@exemplo.com.", hcaptchaToken: token })), 400],
-  ["a 255-character e-mail", () => post(withBotTrap({ email: long(255), hcaptchaToken: token })), 400],
-  ["only spaces", () => post(withBotTrap({ email: "     ", hcaptchaToken: token })), 400],
-  [
-    "an HTML payload",
-    () => post(withBotTrap({ email: `<script>alert(1)</script>@exemplo.com`, hcaptchaToken: token })),
-    400,
-  ],
-  ["a tab inside the address", () => post(withBotTrap({ email: "ana\t@exemplo.com", hcaptchaToken: token })), 400],
   // fields
   [
     "the e-mail field twice",

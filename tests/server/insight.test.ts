@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { BOUNDS } from "~/insight/insight.server";
 import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import type { RunningApp } from "../harness/app-server";
-import { scrapeMetrics, sumOf, type Sample } from "../harness/metrics";
+import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
 import { postSignup, signUp } from "../harness/signup-client";
 import { until } from "../harness/wait";
@@ -16,7 +15,12 @@ import { builtServerSuite } from "./suite";
  */
 
 const METRICS_TOKEN = "insight-metrics-token-0123456789";
-const { standIn, start, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl, METRICS_TOKEN }));
+const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  METRICS_TOKEN,
+}));
+/** The instance of the tests that count only campaigns of their own (freshCampaign). */
+const shared = serverForAll();
 
 const balancers: RunningNginx[] = [];
 afterEach(async () => {
@@ -29,8 +33,6 @@ const freshCampaign = () => `c${randomUUID().slice(0, 8)}`;
 const campaignLabels = (campaign: string) => ({ utm_source: "news", utm_medium: "(none)", utm_campaign: campaign });
 /** Bot-trap fields of a person, an address and a (relayed unverified: no HCAPTCHA_SECRET) captcha token. */
 const signupFields = (email: string) => ({ ...visitor(), email, hcaptchaToken: `P1_${randomUUID()}` });
-const seriesOf = (samples: Sample[], name: string) => samples.filter((sample) => sample.name === name);
-const INSIGHT_METRICS = ["page_views_total", "form_reached_total", "signup_posts_total", "signups_accepted_total"];
 
 describe("the app counts", () => {
   it("a view of the page per GET it answers, by campaign (normalised) and referring site host; a revalidation (304) too; HEAD, data requests, other paths and pages the shipped nginx counts, none", async () => {
@@ -81,7 +83,7 @@ describe("the app counts", () => {
   });
 
   it("a visitor who reached the form, from the boot's beacon (204); a beacon past 1 KB is refused (413) and counts nothing", async () => {
-    const app = await start();
+    const app = shared();
     const campaign = freshCampaign();
     const beacon = (body: string) =>
       fetch(`${app.origin}${FORM_REACHED_PATH}`, {
@@ -99,7 +101,7 @@ describe("the app counts", () => {
   });
 
   it("sign-up posts by the campaign of the page posted from (its Referer), with JavaScript (a data request) and without; accepted only when relayed, while the webhook gets the five fields", async () => {
-    const app = await start();
+    const app = shared();
     const campaign = freshCampaign();
     const referer = { referer: `${app.origin}/?utm_source=news&utm_campaign=${campaign}` };
     const withScript = signupFields("com-js@exemplo.com.br");
@@ -124,49 +126,13 @@ describe("the app counts", () => {
       ),
     ).toEqual(["email,hcaptchaToken,source,ts,userAgent", "email,hcaptchaToken,source,ts,userAgent"]);
   });
-
-  it("within bounds: 1,000 distinct random campaign names (and sources, and referring sites) keep the series within the caps, and 1,000 more add none", async () => {
-    const app = await start();
-    const random = () => randomUUID().replaceAll("-", "");
-    /** `count` page views, each from a campaign, a source and a referring site never seen before, 10 at a time. */
-    async function strangers(count: number): Promise<void> {
-      for (let sent = 0; sent < count; sent += 10)
-        await Promise.all(
-          Array.from({ length: 10 }, () =>
-            fetch(`${app.origin}/?utm_source=${random()}&utm_campaign=${random()}`, {
-              headers: { referer: `https://${random()}.example/` },
-            }).then((response) => response.arrayBuffer()),
-          ),
-        );
-    }
-    const insightSeries = (samples: Sample[]) =>
-      INSIGHT_METRICS.map((name) => seriesOf(samples, name).length).reduce((sum, count) => sum + count, 0);
-
-    await strangers(1_000);
-    const first = await metricsOf(app.origin);
-    expect(sumOf(first, "page_views_total")).toBe(1_000);
-    for (const label of ["utm_source", "utm_campaign", "referrer"]) {
-      const values = new Set(seriesOf(first, "page_views_total").map((sample) => sample.labels[label]));
-      expect(values.size, label).toBeLessThanOrEqual(BOUNDS.valuesPerLabel + 1);
-    }
-    // Each metric: its cap, plus the all-"(other)" series (one per value of `javascript` for the sign-up counts).
-    expect(seriesOf(first, "page_views_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 1);
-    expect(seriesOf(first, "form_reached_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 1);
-    expect(seriesOf(first, "signup_posts_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 2);
-    expect(seriesOf(first, "signups_accepted_total").length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 2);
-    expect(sumOf(first, "page_views_total", { utm_campaign: "(other)" })).toBeGreaterThan(0);
-
-    await strangers(1_000);
-    const second = await metricsOf(app.origin);
-    expect(sumOf(second, "page_views_total")).toBe(2_000);
-    expect(insightSeries(second)).toBe(insightSeries(first));
-  });
 });
 
 describe("through the shipped nginx", () => {
+  const proxied = serverForAll(() => ({ TRUST_PROXY: "1" }));
   type Deployment = { app: RunningApp; origin: string };
   async function behindBalancer(): Promise<Deployment> {
-    const app = await start({ TRUST_PROXY: "1" });
+    const app = proxied();
     const balancer = await startNginxBalancer([app.origin]);
     balancers.push(balancer);
     return { app, origin: balancer.origin };

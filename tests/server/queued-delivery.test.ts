@@ -1,36 +1,40 @@
 import { execFile } from "node:child_process";
-import { createHmac } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LOCK_MS, QUEUE_NAME, QUEUED_ATTEMPT_TIMEOUT_MS } from "~/delivery/queue.server";
+import { QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
-import type { ReceivedWebhook, WebhookBehaviour } from "../harness/stand-in";
+import type { ReceivedWebhook } from "../harness/stand-in";
 import { mapConcurrently, until } from "../harness/wait";
 import { builtServerSuite, redisPerFile, SUITE_SECRET, withCaptcha } from "./suite";
 
 /**
- * Every webhook POST, and RELAY_MODE=queued, against the built server on a real redis-server: a
- * verified sign-up is acknowledged once it is in Redis, and the workers of
- * every instance deliver it through outages, kills and restarts, exactly once
- * per Idempotency-Key, or dead-letter it for ops.
+ * RELAY_MODE=queued against the built server on a real redis-server: a verified sign-up is acknowledged once it is
+ * in Redis, and the workers of every instance deliver it through faults, kills and restarts, exactly once per
+ * Idempotency-Key, or dead-letter it for ops. What one POST carries, and which answers are retried: unit/delivery;
+ * an outage over two hundred sign-ups and a killed instance at scale: `npm run test:load -- --queued`.
  */
 
 const redis = redisPerFile();
+
+/** Attempts of a few seconds: a dead worker's jobs are taken over, and a stalled attempt retried, in seconds. */
+const ATTEMPT_SECONDS = 3;
+/** Their lock, half as long again (the limits table, docs/signup.md). */
+const LOCK_MS = 4_500;
 
 const { standIn, start, visitor } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   REDIS_URL: redis().url,
   RELAY_MODE: "queued",
+  RELAY_ATTEMPT_SECONDS: String(ATTEMPT_SECONDS),
   TRUST_PROXY: "1",
 }));
 
-const SUCCESS = "Cadastro realizado!";
 let visitors = 0;
 /** A visitor of an address of its own signs up with `email` (and a captcha solved for it, unless told another). */
 const send = (app: RunningApp, email: string, hcaptchaToken = `P1_${email}`) =>
@@ -79,74 +83,24 @@ async function deadLetters(...args: string[]): Promise<{ code: number; out: stri
   }
 }
 
-describe("every webhook POST (direct mode, the default)", () => {
-  it("carries the submission's Idempotency-Key, the Stripe-style signature, and the URL's credentials as Basic auth", async () => {
-    const url = new URL(standIn.webhookUrl);
-    url.username = "n8n";
-    url.password = "s3nh@ forte";
-    const signingSecret = "whsec-0123456789abcdef";
-    const app = await start({ RELAY_MODE: "", WEBHOOK_URL: url.href, WEBHOOK_SIGNING_SECRET: signingSecret });
-    const { status } = await send(app, "assinada@exemplo.com.br");
-    expect(status).toBe(200);
-    const [hit] = standIn.received.webhook;
-    expect(hit!.headers.authorization).toBe(`Basic ${Buffer.from("n8n:s3nh@ forte").toString("base64")}`);
-    expect(hit!.headers["idempotency-key"]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(Object.keys(JSON.parse(hit!.raw) as object)).toEqual([
-      "email",
-      "hcaptchaToken",
-      "source",
-      "ts",
-      "userAgent",
-    ]);
-    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit!.headers["x-signup-signature"]))!;
-    const sign = (secret: string) => createHmac("sha256", secret).update(`${t}.${hit!.raw}`).digest("hex");
-    expect(v1).toBe(sign(signingSecret));
-    expect(v1).not.toBe(sign("another-secret-0123456789"));
-  });
-
-  it("a refusal shows the webhook's status and text, never its credentials or path", async () => {
-    const url = new URL(standIn.webhookUrl);
-    url.username = "n8n";
-    url.password = "segredo-da-url";
-    const app = await start({ RELAY_MODE: "", WEBHOOK_URL: url.href });
-    standIn.webhook = { status: 401, text: `Authorization failed for n8n:segredo-da-url at ${url.pathname}` };
-    const { status, result } = await send(app, "recusada@exemplo.com.br");
-    expect(status).toBe(502);
-    expect(result.notice.title).toBe("Falha ao enviar");
-    expect(result.notice.description).toContain("401");
-    expect(result.notice.description).not.toMatch(/segredo-da-url|c0ffee|hooks/);
-  });
-});
-
-describe("a 2xx is a delivery the moment its status line arrives (direct mode: faults.test.ts)", () => {
-  it.each([
-    ["cut short of its Content-Length", "cut-short"],
-    ["labelled gzip without being gzip", "false-gzip"],
-  ] as const)("queued: a 200 %s is POSTed once", async (_case, bodyFault) => {
-    const app = await start();
-    standIn.webhook = { status: 200, bodyFault };
-    expect((await send(app, "corpo@exemplo.com.br")).status).toBe(200);
-    await completedJobs(1);
-    expect(attemptsFor("corpo@exemplo.com.br")).toHaveLength(1);
-  });
-});
-
 describe("queued attempts get the time automations take", () => {
-  it("a webhook that accepts after 6 s gets each sign-up once", async () => {
+  it("a webhook that answers late within RELAY_ATTEMPT_SECONDS gets each sign-up once", async () => {
     const app = await start();
-    standIn.webhook = { status: 200, text: "ok", delayMs: 6_000 };
+    standIn.webhook = { status: 200, text: "ok", delayMs: (ATTEMPT_SECONDS - 1) * 1000 };
     const emails = ["seis@exemplo.com.br", "sete@exemplo.com.br", "oito@exemplo.com.br"];
     for (const email of emails) expect((await send(app, email)).status).toBe(200);
     await completedJobs(emails.length, 20_000);
     for (const email of emails) expect(attemptsFor(email)).toHaveLength(1);
   });
 
-  it("each failed attempt logs one line (attempt, status or error, next try, e-mail masked), and the delivery one", async () => {
+  it("each failed attempt is retried under one key and logs one line (attempt, status or error, next try, e-mail masked), and the delivery one: n8n's 'not registered' 404, then an attempt that outlasts RELAY_ATTEMPT_SECONDS", async () => {
     const app = await start();
-    standIn.webhook = { status: 503, text: "" };
+    const notRegistered = JSON.stringify({ code: 404, message: 'The requested webhook "POST abc" is not registered.' });
+    standIn.webhook = { status: 404, text: notRegistered };
     await send(app, "registro@exemplo.com.br");
     await standIn.arrived("webhook");
-    standIn.webhook = { status: 200, reset: true };
+    // Answered only when the attempt has given up on it.
+    standIn.webhook = { status: 200, text: "ok", hold: true };
     await standIn.arrived("webhook", 2);
     standIn.webhook = { status: 200, text: "ok" };
     await completedJobs(1);
@@ -158,15 +112,35 @@ describe("queued attempts get the time automations take", () => {
     // toEqual passes over the fields a line does not have.
     expect(lines.map(({ event, attempt, status, error, email }) => ({ event, attempt, status, error, email }))).toEqual(
       [
-        { event: "delivery-attempt-failed", attempt: 1, status: 503, email: "r***@exemplo.com.br" },
-        { event: "delivery-attempt-failed", attempt: 2, error: "UND_ERR_SOCKET", email: "r***@exemplo.com.br" },
+        { event: "delivery-attempt-failed", attempt: 1, status: 404, email: "r***@exemplo.com.br" },
+        { event: "delivery-attempt-failed", attempt: 2, error: "timeout", email: "r***@exemplo.com.br" },
         { event: "delivery-delivered", attempt: 3, email: "r***@exemplo.com.br" },
       ],
     );
-    const [first, second] = attemptsFor("registro@exemplo.com.br");
+    const attempts = attemptsFor("registro@exemplo.com.br");
+    expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 200]);
+    expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+    // The next attempt comes when the line says, not sooner.
+    const [first, second] = attempts;
     expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeLessThanOrEqual(second!.at + 50);
     expect(Date.parse(lines[0]!.nextAttemptAt as string)).toBeGreaterThan(first!.at);
     expect(app.output()).not.toContain("registro@");
+  });
+
+  it("a 429's Retry-After is honoured: the next attempt is set no sooner than it asks", async () => {
+    const app = await start();
+    // Longer than the first retry's wait (at most FIRST_RETRY_MS).
+    standIn.webhook = { status: 429, text: "slow down", headers: { "Retry-After": "2" } };
+    await send(app, "paciente@exemplo.com.br");
+    await app.printed(/"event":"delivery-attempt-failed".*"status":429/);
+    const line = app
+      .output()
+      .split("\n")
+      .find((logged) => logged.includes('"event":"delivery-attempt-failed"'))!;
+    const [refused] = attemptsFor("paciente@exemplo.com.br");
+    expect(
+      Date.parse((JSON.parse(line) as { nextAttemptAt: string }).nextAttemptAt) - refused!.at,
+    ).toBeGreaterThanOrEqual(2_000);
   });
 });
 
@@ -222,6 +196,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
       // Ready only once Redis's settings were read.
       const kept = await start({ REDIS_URL: persistent.url });
       expect(warnings(kept, "Redis persists nothing")).toEqual([]);
+      await kept.stop(); // before its Redis, or its stop waits for it
     } finally {
       await persistent.stop();
     }
@@ -245,6 +220,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
         expect(warnings(app, evicts)).toEqual([
           "[config] warning: Redis's maxmemory-policy is allkeys-lru, so it may evict the record of what was relayed and the limits: a retry may then be relayed twice, an address again within the day; set noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
         ]);
+        await app.stop(); // before its Redis, or its stop waits for it
       }
     } finally {
       await evicting.stop();
@@ -260,6 +236,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
       for (let probe = 0; probe < 3; probe++) await send(app, `gerenciado${probe}@exemplo.com.br`);
       expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
       await delivered(1);
+      await app.stop(); // before its Redis, or its stop waits for it
     } finally {
       await managed.stop();
     }
@@ -284,33 +261,6 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
 });
 
 describe("queued delivery", () => {
-  it("a webhook down for 20 s while 200 sign-ups arrive on two instances: every visitor is answered 200, and each reaches the webhook exactly once, under one Idempotency-Key", async () => {
-    const [first, second] = await Promise.all([start(), start()]);
-    standIn.webhook = { status: 503, text: "Service Unavailable" };
-    const outageBegan = Date.now();
-    const emails = Array.from({ length: 200 }, (_, index) => `fila${index}@exemplo.com.br`);
-    // They arrive as a campaign's visitors do, a few at a time, not in one instant.
-    const answers = await mapConcurrently(emails, 10, (email, index) => send(index % 2 ? first! : second!, email));
-    expect(answers.map(({ status, result }) => [status, result.notice.title])).toEqual(
-      emails.map(() => [200, SUCCESS]),
-    );
-
-    // Down for 20 s, and until every sign-up has been tried and refused at least twice.
-    await until(() => Date.now() - outageBegan >= 20_000 && emails.every((email) => attemptsFor(email).length >= 2), {
-      what: "the outage",
-      timeoutMs: 60_000,
-    });
-    standIn.webhook = { status: 200, text: "ok" };
-    await delivered(200, 90_000);
-
-    expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
-    for (const email of emails) {
-      const attempts = attemptsFor(email);
-      expect(attempts.filter((hit) => hit.status === 200)).toHaveLength(1);
-      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-    }
-  }, 180_000);
-
   it("an enqueue whose answer was lost (the ledger recorded a failure, the job is in Redis): the visitor's retry with a new captcha adds nothing", async () => {
     const app = await start();
     standIn.webhook = { status: 503, text: "" };
@@ -341,7 +291,7 @@ describe("queued delivery", () => {
       standIn.webhook = { status: 200, text: "ok" };
       const survivor = await start();
       // The dead worker's locks lapse, and the survivor's stalled check takes the jobs up again, saying so.
-      await delivered(emails.length, 4 * DELIVERY_LOCK_MS);
+      await delivered(emails.length, 4 * LOCK_MS);
       expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
       const takenOver = survivor
         .output()
@@ -353,7 +303,7 @@ describe("queued delivery", () => {
         "u***@exemplo.com.br",
       ]);
     },
-    5 * DELIVERY_LOCK_MS,
+    5 * LOCK_MS,
   );
 
   it("Redis restarted (append-only) with deliveries waiting: delivered once it is back", async () => {
@@ -369,51 +319,10 @@ describe("queued delivery", () => {
       standIn.webhook = { status: 200, text: "ok" };
       await delivered(emails.length, 60_000);
       expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
+      await app.stop(); // before its Redis, or its stop waits for it
     } finally {
       await persistent.stop();
     }
-  });
-
-  it(
-    "a webhook that answers n8n's 'not registered' 404, resets, stalls and fails 500 is retried through each, then delivers once under one key",
-    async () => {
-      const app = await start();
-      const notRegistered = JSON.stringify({
-        code: 404,
-        message: 'The requested webhook "POST abc" is not registered.',
-      });
-      const faults: WebhookBehaviour[] = [
-        { status: 404, text: notRegistered },
-        { status: 200, reset: true },
-        { status: 200, delayMs: 60_000 },
-        { status: 500, text: "Internal Server Error" },
-      ];
-      standIn.webhook = faults[0]!;
-      expect((await send(app, "persistente@exemplo.com.br")).status).toBe(200);
-      // Each fault answers one attempt; the next attempt meets the next one.
-      for (const [index, fault] of faults.slice(1).entries()) {
-        await standIn.arrived("webhook", index + 1);
-        standIn.webhook = fault;
-      }
-      await standIn.arrived("webhook", faults.length);
-      standIn.webhook = { status: 200, text: "ok" };
-      await delivered(1);
-      const attempts = attemptsFor("persistente@exemplo.com.br");
-      expect(attempts.map((hit) => hit.status)).toEqual([404, 0, 0, 500, 200]);
-      expect(new Set(attempts.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
-    },
-    3 * QUEUED_ATTEMPT_TIMEOUT_MS,
-  );
-
-  it("429 with Retry-After: 3 is honoured: no attempt before 3 s", async () => {
-    const app = await start();
-    standIn.webhook = { status: 429, text: "slow down", headers: { "Retry-After": "3" } };
-    await send(app, "paciente@exemplo.com.br");
-    await standIn.arrived("webhook");
-    standIn.webhook = { status: 200, text: "ok" };
-    await delivered(1);
-    const [refused, accepted] = attemptsFor("paciente@exemplo.com.br");
-    expect(accepted!.at - refused!.at).toBeGreaterThanOrEqual(3_000);
   });
 
   it("a 400 is dead-lettered on its first attempt, listed, re-queued by the command, and delivered", async () => {
@@ -535,11 +444,15 @@ describe("queued delivery", () => {
 
   it("SIGTERM with deliveries in flight: they finish, the process exits 0, and nothing is delivered twice", async () => {
     const app = await start();
-    standIn.webhook = { status: 200, text: "ok", delayMs: 1_500 };
+    standIn.webhook = { status: 200, text: "ok", hold: true };
     const emails = ["a@exemplo.com.br", "b@exemplo.com.br"];
     for (const email of emails) await send(app, email);
     await standIn.arrived("webhook", emails.length);
-    expect(await app.stop()).toBe(0);
+    const exitCode = app.stop();
+    await app.printed(/"event":"shutdown"/);
+    standIn.webhook = { status: 200, text: "ok" };
+    standIn.releaseWebhook();
+    expect(await exitCode).toBe(0);
     expect(new Set(standIn.deliveredEmails())).toEqual(new Set(emails));
     // A new worker finds nothing left to deliver: a later sign-up is the next thing it sends.
     await send(await start(), "depois@exemplo.com.br");
@@ -550,7 +463,8 @@ describe("queued delivery", () => {
   });
 
   it("SIGTERM during an attempt longer than the drain: it is cut and handed back, the process exits 0, and another instance delivers it", async () => {
-    const doomed = await start();
+    // Attempts of the default 30 s: longer than the drain.
+    const doomed = await start({ RELAY_ATTEMPT_SECONDS: "" });
     standIn.webhook = { status: 200, text: "ok", delayMs: 25_000 };
     await send(doomed, "cortada@exemplo.com.br");
     await standIn.arrived("webhook");

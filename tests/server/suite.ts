@@ -38,7 +38,22 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
     return app;
   }
 
-  return { standIn, start, visitor: () => visitorFields(SUITE_SECRET) };
+  /**
+   * One server for the tests of the enclosing describe (or file) that share its environment, started before them
+   * and stopped after: each test then signs up addresses of its own. Call the returned function for it.
+   */
+  function serverForAll(env: () => Record<string, string> = () => ({})): () => RunningApp {
+    let app: RunningApp | undefined;
+    beforeAll(async () => {
+      app = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...baseEnv(standIn), ...env() });
+    });
+    afterAll(async () => {
+      await app?.stop();
+    });
+    return () => app!;
+  }
+
+  return { standIn, start, serverForAll, visitor: () => visitorFields(SUITE_SECRET) };
 }
 
 /**

@@ -78,7 +78,8 @@ const cases: RuleTest[] = RULE_TESTS.flatMap((file) =>
   ),
 );
 
-describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", () => {
+// promtool's runs are seconds of CPU each: on a machine busy with other runs they outlast vitest's 5 s default.
+describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { timeout: 30_000 }, () => {
   it("promtool check rules and check config accept them, the recording rules and prometheus.yml, its token file in place", async () => {
     const folder = join(scratch, "config");
     mkdirSync(folder);

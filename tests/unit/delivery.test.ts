@@ -1,4 +1,6 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { createDelivery } from "~/delivery/delivery.server";
 import { FIRST_RETRY_MS, MAX_RETRY_INTERVAL_MS, nextAttemptInMs } from "~/delivery/queue.server";
 import { directRelay, type Submission } from "~/delivery/relay.server";
 import { isRetryable, retryAfterMs, WebhookClient, type WebhookAnswer } from "~/delivery/webhook.server";
@@ -25,6 +27,21 @@ describe("every POST to the webhook", () => {
     expect(hit!.headers["idempotency-key"]).toBe(KEY);
     expect(hit!.headers["x-signup-signature"]).toBeUndefined();
     expect(hit!.headers.authorization).toBeUndefined();
+  });
+
+  it("as the settings configure it: the URL's credentials as Basic auth, and with WEBHOOK_SIGNING_SECRET a Stripe-style signature of the body", async () => {
+    const url = new URL(standIn.webhookUrl);
+    url.username = "n8n";
+    url.password = "s3nh@ forte";
+    const signingSecret = "whsec-0123456789abcdef";
+    const { relay } = createDelivery(parseSettings({ WEBHOOK_URL: url.href, WEBHOOK_SIGNING_SECRET: signingSecret }));
+    expect(await relay(SUBMISSION, { key: KEY, timeoutMs: 1_000 })).toEqual({ kind: "delivered" });
+    const [hit] = standIn.received.webhook;
+    expect(hit!.headers.authorization).toBe(`Basic ${Buffer.from("n8n:s3nh@ forte").toString("base64")}`);
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit!.headers["x-signup-signature"]))!;
+    const sign = (secret: string) => createHmac("sha256", secret).update(`${t}.${hit!.raw}`).digest("hex");
+    expect(v1).toBe(sign(signingSecret));
+    expect(v1).not.toBe(sign("another-secret-0123456789"));
   });
 
   it("in direct mode, an error answer names neither the credentials nor the path", async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import {
   campaignOf,
@@ -12,6 +13,7 @@ import {
   SELF,
 } from "~/insight/attribution.server";
 import { BoundedLabels } from "~/insight/bounded-labels.server";
+import { BOUNDS, Insight } from "~/insight/insight.server";
 
 describe("a campaign's label values (app/insight/attribution.server.ts)", () => {
   it.each([
@@ -119,5 +121,26 @@ describe("bounded labels (app/insight/bounded-labels.server.ts)", () => {
     expect(bounded.labels("views", { referrer: SELF }, {}).labels.referrer).toBe(SELF);
     expect(bounded.labels("views", { referrer: "google.com" }, {}).labels.referrer).toBe("google.com");
     expect(bounded.labels("views", { referrer: "bing.com" }, {}).labels.referrer).toBe(OTHER);
+  });
+});
+
+describe("the campaign counts (app/insight/insight.server.ts)", () => {
+  it("stay within bounds: 1,000 page views, each from a campaign, a source and a referring site never seen before", async () => {
+    const registry = new Registry();
+    const insight = new Insight(registry);
+    const random = () => randomUUID().replaceAll("-", "");
+    for (let view = 0; view < 1_000; view++) {
+      const page = `https://prevly.com.br/?utm_source=${random()}&utm_campaign=${random()}`;
+      insight.pageAnswered(new Request(page, { headers: { referer: `https://${random()}.example/` } }));
+    }
+    const { values } = await registry.getSingleMetric("page_views_total")!.get();
+    expect(values.reduce((sum, { value }) => sum + value, 0)).toBe(1_000);
+    // Its cap, plus the all-(other) series.
+    expect(values.length).toBeLessThanOrEqual(BOUNDS.seriesPerMetric + 1);
+    for (const label of ["utm_source", "utm_campaign", "referrer"]) {
+      expect(new Set(values.map((sample) => sample.labels[label])).size, label).toBeLessThanOrEqual(
+        BOUNDS.valuesPerLabel + 1,
+      );
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
 } from "~/signup/question.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { memoryState } from "~/state/memory-state.server";
+import type { SharedState } from "~/state/shared-state.server";
 import { freePort } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageFields, visitorFields } from "../harness/signup-client";
@@ -48,10 +49,16 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeSignup(values: Record<string, string> = {}): Signup {
+function makeSignup(values: Record<string, string> = {}, state: SharedState = memoryState()): Signup {
   const settings = parseSettings({ SIGNUP_SECRET: SECRET, WEBHOOK_URL: standIn.webhookUrl, ...values });
-  return new Signup(withSigningSecret(settings), memoryState(), createDelivery(settings));
+  return new Signup(withSigningSecret(settings), state, createDelivery(settings));
 }
+
+/**
+ * Stops the clocks the limits read (Date, and the timers that end their windows), so no window moves on while a test
+ * runs, however slowly the machine runs it; vi.advanceTimersByTime moves them as far as the test says.
+ */
+const freezeClock = () => vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
 
 /** The fields the rendered form sends, with the bot trap's of a visitor who took a person's time. */
 function formFields(fields: Record<string, string>): Record<string, string> {
@@ -474,6 +481,42 @@ describe("the fallback question", () => {
     expect(statuses).toEqual([429, 200, 200, 200]);
   });
 
+  it("forged question ids are refused before any bookkeeping: nothing is counted for hundreds of them, and a genuine question still works", async () => {
+    const state = memoryState();
+    const counted: string[] = [];
+    const counting: SharedState = {
+      ...state,
+      limit: (spec) => {
+        const limit = state.limit(spec);
+        return { ...limit, take: (key, points) => (counted.push(spec.name), limit.take(key, points)) };
+      },
+    };
+    const signup = makeSignup({ TRUST_PROXY: "1" }, counting);
+    const question = signup.formTokens().question!;
+    const [, expiry] = question.token.split(".");
+    // A botnet: each forgery from an address of its own.
+    for (let index = 0; index < 300; index++) {
+      const forged = `${String(index).padStart(12, "A")}.${expiry}.${"B".repeat(43)}`;
+      const client = { "x-forwarded-for": `198.18.${index >> 8}.${index & 255}` };
+      const { status } = await submit(
+        signup,
+        { email: "bot@exemplo.com", challengeToken: forged, challengeAnswer: "7" },
+        client,
+      );
+      expect(status).toBe(400);
+    }
+    expect(counted).toEqual([]);
+    const person = await submit(
+      signup,
+      { email: "pessoa@exemplo.com.br", ...answering(question) },
+      {
+        "x-forwarded-for": "203.0.113.50",
+      },
+    );
+    expect(person.status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
+  });
+
   it("without Redis, a question relayed before a restart is expired after it, never relayed again", async () => {
     const beforeRestart = makeSignup();
     const fields = { email: "ana@exemplo.com.br", ...answered(beforeRestart) };
@@ -495,6 +538,14 @@ describe("replays", () => {
     expect(first.result.ok && second.result.ok).toBe(true);
     expect(second.result.notice).toEqual(SUCCESS);
     expect(standIn.received.webhook).toHaveLength(1);
+  });
+
+  it("the NFD and NFC spellings of one address, with one captcha token, are one sign-up relayed in NFC", async () => {
+    const signup = makeSignup();
+    const captcha = token();
+    expect((await submit(signup, { email: "joa\u0303o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
+    expect((await submit(signup, { email: "jo\u00e3o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["jo\u00e3o@exemplo.com.br"]);
   });
 
   it("five identical posts at once (a double click, a retry) relay once and all succeed", async () => {
@@ -680,6 +731,7 @@ describe("limits that fit real networks", () => {
   });
 
   it("one IPv6 /64 is one sender, and spellings of one address are one sender", async () => {
+    freezeClock();
     const signup = verifying();
     const sixtyFour = ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443"];
     const ipv4 = ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"];
@@ -698,6 +750,45 @@ describe("limits that fit real networks", () => {
     expect((await next("2001:db8:1:2::8")).status).toBe(429);
     expect((await next("203.0.113.9")).status).toBe(429);
     expect((await next("2001:db8:1:3::1")).status).toBe(200);
+  });
+
+  it("a bot at a visitor's address posting 5 forged tokens a second costs 40 genuine visitors there, arriving 2 a second, nothing: all are relayed", async () => {
+    freezeClock();
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    const signup = verifying();
+    const neighbours = from("177.10.0.1");
+    const visitors: number[] = [];
+    const bot: number[] = [];
+    // 20 s, a tenth of a second at a time.
+    for (let tenth = 0; tenth < 200; tenth++) {
+      if (tenth % 2 === 0) {
+        const forged = { email: `bot${tenth}@exemplo.com`, hcaptchaToken: `forged-${tenth}` };
+        bot.push((await submit(signup, forged, neighbours)).status);
+      }
+      if (tenth % 5 === 0) {
+        const genuine = { email: `vizinho${tenth}@exemplo.com.br`, hcaptchaToken: `genuine-${tenth}` };
+        visitors.push((await submit(signup, genuine, neighbours)).status);
+      }
+      vi.advanceTimersByTime(100);
+    }
+    expect(visitors).toEqual(Array(40).fill(200));
+    expect(bot).toEqual(Array(100).fill(400));
+    expect(standIn.received.webhook).toHaveLength(40);
+  });
+
+  it("forged tokens, however many at once, spend none of the relay ceiling: the genuine visitor after 30 of them is relayed", async () => {
+    freezeClock();
+    standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
+    const signup = verifying({ RELAY_LIMIT_PER_SECOND: "2" });
+    const forged = await forgedAtOnce(signup, 30, (index) => from(`198.51.${index}.1`));
+    expect(new Set(forged.map((answer) => answer.status))).toEqual(new Set([400]));
+    const person = await submit(
+      signup,
+      { email: "pessoa@exemplo.com.br", hcaptchaToken: "genuine-1" },
+      from("203.0.113.50"),
+    );
+    expect([person.status, person.result.notice]).toEqual([200, SUCCESS]);
+    expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
   });
 
   it("the global relay ceiling protects the webhook with 429", async () => {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APP_ROOT } from "~/server/app-files.server";
-import { ANSWER_MARGIN_MS, DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
+import { DRAIN_LIMIT_MS, SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
 import {
   FETCH_BLOCKED_PORTS,
   makeSignupsFolder,
@@ -57,13 +57,23 @@ describe("settings", () => {
   });
 
   it("makes the sign-ups' folder at start-up when the sink or the kept secret will use it, and only then", async () => {
-    // A folder that is never made in time is a server test: the spinning mkdir would outlive this one.
     const folder = await mkdtemp(join(tmpdir(), "signups-folder-"));
     await makeSignupsFolder(parseSettings({ SIGNUPS_FILE: join(folder, "novo", "signups.jsonl") }));
     expect((await stat(join(folder, "novo"))).isDirectory()).toBe(true);
     const unused = { WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x", SIGNUP_SECRET: "s".repeat(32) };
     await makeSignupsFolder(parseSettings({ ...unused, SIGNUPS_FILE: join(folder, "outro", "signups.jsonl") }));
     await expect(stat(join(folder, "outro"))).rejects.toThrowError(/ENOENT/);
+  });
+
+  it("stops start-up when the sign-ups' folder is not made in time (a hung mount, a link into /proc)", async () => {
+    // Node's mkdir under /proc spins and never settles: one that never settles stands in for it.
+    const never = () => new Promise<undefined>(() => {});
+    const file = join(tmpdir(), "montagem-parada", "signups.jsonl");
+    await expect(
+      makeSignupsFolder(parseSettings({ SIGNUPS_FILE: file }), { timeoutMs: 50, makeFolder: never }),
+    ).rejects.toThrowError(
+      `Invalid configuration: SIGNUPS_FILE's folder ${join(tmpdir(), "montagem-parada")} could not be made within 0.05 s`,
+    );
   });
 
   it("requires SIGNUP_SECRET with REDIS_URL: every instance signs the forms with it", () => {
@@ -97,7 +107,7 @@ describe("settings", () => {
     ).toThrowError(needs);
     expect(() => parseSettings({ RELAY_MODE: "queued", ...redis })).toThrowError(needs);
     const queued = parseSettings({ RELAY_MODE: "queued", WEBHOOK_URL: "https://n8n.exemplo.com/webhook/x", ...redis });
-    expect(queued).toMatchObject({ RELAY_MODE: "queued", RELAY_RETRY_HOURS: 72 });
+    expect(queued).toMatchObject({ RELAY_MODE: "queued", RELAY_RETRY_HOURS: 72, RELAY_ATTEMPT_SECONDS: 30 });
     expect(parseSettings({}).RELAY_MODE).toBe("direct");
   });
 
@@ -142,6 +152,7 @@ describe("settings", () => {
     ["REDIS_URL", "http://127.0.0.1:6379", "REDIS_URL must be a redis:// or rediss:// URL"],
     ["RELAY_MODE", "later", "RELAY_MODE must be 'direct' or 'queued'"],
     ["RELAY_RETRY_HOURS", "0", "RELAY_RETRY_HOURS must be a whole number from 1 to 720"],
+    ["RELAY_ATTEMPT_SECONDS", "1", "RELAY_ATTEMPT_SECONDS must be a whole number from 2 to 300"],
     ["WEBHOOK_SIGNING_SECRET", "curto", "WEBHOOK_SIGNING_SECRET must be at least 16 characters"],
     ["METRICS_TOKEN", "curto", "METRICS_TOKEN must be at least 16 characters"],
     [
@@ -202,7 +213,6 @@ describe("the tuning constants", () => {
   it("fit the stop budget: a sign-up admitted before SIGTERM is answered before `docker stop` kills", () => {
     // docker stop and Kubernetes send SIGKILL 10 s after SIGTERM.
     expect(DRAIN_LIMIT_MS).toBeLessThan(10_000);
-    expect(SIGNUP_TIME_BUDGET_MS + ANSWER_MARGIN_MS).toBe(DRAIN_LIMIT_MS);
     // siteverify and the webhook each get their whole timeout, with room left for a Redis that
     // stops answering: its first unanswered command (REDIS_TIMEOUT_MS) ends the sign-up with 503.
     expect(SITEVERIFY_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS + REDIS_TIMEOUT_MS).toBeLessThanOrEqual(SIGNUP_TIME_BUDGET_MS);
