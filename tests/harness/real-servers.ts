@@ -115,14 +115,14 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   mkdirSync(join(dir, "tmp"));
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
-  // The shipped servers' parameters, on the given hosts.
-  const parameters = /^\s*server \S+:3000 (.*);$/m.exec(shipped)?.[1] ?? "";
-  const servers = upstreams.map((origin) => `    server ${new URL(origin).host} ${parameters};`).join("\n");
+  // Each upstream block's servers become the given hosts, with that block's own parameters.
+  const servers = (parameters: string) =>
+    upstreams.map((origin) => `    server ${new URL(origin).host} ${parameters};\n`).join("");
   const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
     .map((kind) => `${kind}_temp_path ${dir}/tmp;`)
     .join(" ");
   const config = shipped
-    .replace(/^(\s*server \S+:3000 .*\n)+/m, `${servers}\n`)
+    .replace(/^(?:\s*server \S+:3000 (.*);\n)+/gm, (_block, parameters: string) => servers(parameters))
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
     .replace(/^http \{$/m, `http {\n  ${temp}`)
     .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)

@@ -109,6 +109,28 @@ async function faultyInstance(): Promise<{ origin: string; close: () => Promise<
   };
 }
 
+/** An instance whose counting paths never answer (an instance busy, a count stuck), while it answers the rest at once. */
+async function countsNeverAnswered() {
+  let heldCounts = 0;
+  const server = createServer((request, response) => {
+    if (request.url?.startsWith("/__insight/")) {
+      return void heldCounts++;
+    }
+    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+    response.end("<!DOCTYPE html><title>ok</title>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    heldCounts: () => heldCounts,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe("what the balancer's page cache may keep", () => {
   it("after data requests and other spellings of its path, / in each encoding is the page its own address renders", async () => {
     const { origin } = await appBehindBalancer();
@@ -275,6 +297,23 @@ describe("the balancer's connections to the apps", () => {
     standIn.releaseWebhook();
     const { status, result } = await slow;
     expect([status, result.notice.title]).toEqual([200, "Cadastro realizado!"]);
+  });
+
+  it("views whose count comes late never take an instance out: the visitors' pages and sign-ups still reach it", async () => {
+    const instances = [await countsNeverAnswered(), await countsNeverAnswered()];
+    const balancer = await startNginxBalancer(instances.map((instance) => instance.origin));
+    balancers.push(balancer);
+    try {
+      const answers: number[] = [];
+      for (let index = 0; index < 6; index++) {
+        answers.push((await fetch(`${balancer.origin}/?utm_campaign=c${index}`)).status);
+        answers.push((await fetch(`${balancer.origin}/?index`, { method: "POST", body: "email=x" })).status);
+      }
+      expect(answers).toEqual(Array(12).fill(200));
+      expect(instances.map((instance) => instance.heldCounts() > 0)).toEqual([true, true]);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
   });
 
   // nginx counts an answer that does not come within proxy_read_timeout against its instance, whatever
