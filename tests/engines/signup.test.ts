@@ -67,7 +67,7 @@ async function answerQuestion(page: EnginePage): Promise<string> {
 }
 
 async function press(page: EnginePage): Promise<number> {
-  await afterMinimumTime(page);
+  await afterMinimumTime(page, SIGNUP_SECRET);
   const pressed = Date.now();
   await page.click(SELECTOR.submit);
   return pressed;

@@ -1,3 +1,4 @@
+import { readEarlier } from "../../harness/signup-client";
 import { until } from "../../harness/wait";
 import type { EnginePage } from "../../harness/engine";
 
@@ -64,12 +65,19 @@ export function recordPageErrors(page: EnginePage): Promise<void> {
 export const pageErrors = (page: EnginePage) =>
   page.evaluate(() => (window as unknown as { pageErrors: string[] }).pageErrors);
 
-/** Resolves once the form's bot-trap time has come: pressing now is a person's press, not a bot's. */
-export async function afterMinimumTime(page: EnginePage): Promise<void> {
-  const signed = await page.evaluate(
-    () => document.querySelector<HTMLInputElement>('input[name="from__confirm"]')!.value,
+/**
+ * Makes the form's bot-trap time one a person's reading has reached (readEarlier, signed with the app's
+ * `secret`), so pressing now is a person's press, not a bot's, without waiting for it.
+ */
+export async function afterMinimumTime(page: EnginePage, secret: string): Promise<void> {
+  const field = 'input[name="from__confirm"]';
+  const validFrom = await page.evaluate((selector) => document.querySelector<HTMLInputElement>(selector)!.value, field);
+  const read = readEarlier(validFrom, secret);
+  await page.evaluate(
+    (selector, value) => void (document.querySelector<HTMLInputElement>(selector)!.value = value),
+    field,
+    read,
   );
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(signed.split(".")[0]) - Date.now())));
 }
 
 /** The page has hydrated: the server sends 'Cadastrar' enabled, and the hydrated form disables it until a proof. */
