@@ -14,6 +14,13 @@ export function answerBeforeRemix(path: string, answer: EarlyAnswer): void {
   earlyAnswers.set(path, answer);
 }
 
+let publicOrigin: string | undefined;
+
+/** The site's public address (PUBLIC_URL's origin): posts from it are the site's own whatever Host a proxy sends. */
+export function acceptPostsFrom(origin: string | undefined): void {
+  publicOrigin = origin;
+}
+
 let answered: (status: number, path: string) => void = () => {};
 
 /** Told the status and path of every answer sent, the guards' own refusals included (for /metrics). */
@@ -83,15 +90,19 @@ export function installServerPlumbing(): void {
       if (earlyAnswers.get(url.pathname)?.(request, response)) return;
       if (request.method === "POST" && !(url.pathname === "/" && url.searchParams.has("index")))
         return refuse(response, 405, "Método não permitido.", { Allow: "GET, HEAD" });
-      // Remix refuses a form whose Origin names another host than Host with an empty 500: a proxy that drops the
-      // port from Host (nginx's $host) did that to every sign-up without JavaScript.
-      if (request.method === "POST" && !url.searchParams.has("_data") && !sameHost(request.headers)) {
-        logEvent("origin-mismatch", { origin: request.headers.origin, host: request.headers.host });
-        return refuse(
-          response,
-          403,
-          "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
-        );
+      // A post from another site is refused here, in Portuguese. Remix's own check answers an empty 500 (a 5xx at
+      // anyone's will) to any Origin but Host's, `null` and the public address behind a proxy that rewrites Host
+      // included: once this one has passed, Remix is not asked.
+      if (request.method === "POST") {
+        if (!fromThisSite(request.headers.origin, request.headers.host)) {
+          logEvent("origin-mismatch", { origin: request.headers.origin, host: request.headers.host });
+          return refuse(
+            response,
+            403,
+            "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
+          );
+        }
+        delete request.headers.origin;
       }
       // One spelling per path: `//` rendered the page with its form posting to `//?index`.
       if (url.pathname.includes("//")) return redirect(response, url.pathname.replace(/\/{2,}/g, "/") + url.search);
@@ -155,10 +166,15 @@ function withDecodablePath(url: string): string {
 }
 
 /** What Remix compares before an action without JavaScript: the Origin's host and port, and Host. */
-function sameHost(headers: http.IncomingHttpHeaders): boolean {
-  const origin = headers.origin;
+/**
+ * Whether a post's Origin is this site: the Host it reached, or the public address (PUBLIC_URL) behind a proxy that
+ * rewrites Host. An absent or opaque (`null`: a sandboxed frame, a page whose referrer policy is no-referrer) Origin
+ * names no other site; such a post still needs the page's signed fields and a captcha or an answer, which another
+ * site cannot read from ours.
+ */
+function fromThisSite(origin: string | undefined, host: string | undefined): boolean {
   if (!origin || origin === "null") return true;
-  return URL.parse(origin)?.host === headers.host;
+  return origin === publicOrigin || URL.parse(origin)?.host === host;
 }
 
 /**

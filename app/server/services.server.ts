@@ -5,7 +5,7 @@ import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
-import { answerBeforeRemix, onEachAnswer } from "./guards.server";
+import { acceptPostsFrom, answerBeforeRemix, onEachAnswer } from "./guards.server";
 import { Metrics } from "./metrics.server";
 import {
   exitOnConfigError,
@@ -21,6 +21,7 @@ import {
  * now or through the queue, or the local file), the pipeline and the metrics.
  */
 export const settings = loadSettings();
+acceptPostsFrom(settings.PUBLIC_URL);
 
 const metrics = new Metrics();
 answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));

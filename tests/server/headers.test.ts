@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
 
 let app: RunningApp;
+/** Behind a proxy, at its public address. */
 let proxied: RunningApp;
+const PUBLIC_URL = "https://prevly.example";
 
 beforeAll(async () => {
-  [app, proxied] = await Promise.all([startApp({}), startApp({ TRUST_PROXY: "1" })]);
+  [app, proxied] = await Promise.all([startApp({}), startApp({ TRUST_PROXY: "1", PUBLIC_URL: PUBLIC_URL })]);
 });
 afterAll(async () => {
   await Promise.all([app?.stop(), proxied?.stop()]);
@@ -113,21 +115,33 @@ describe("security headers on the built server", () => {
     }
   });
 
-  it("a form posted from another address than the Host it reached is refused in Portuguese, and logged", async () => {
-    const post = (origin: string) =>
-      fetch(`${app.origin}/?index`, {
+  it("a form posted from another site is refused in Portuguese and logged, by script or not; from the site's Host, its public address or an opaque origin it reaches the sign-up", async () => {
+    const post = (to: RunningApp, origin: string, query = "") =>
+      fetch(`${to.origin}/?index${query}`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin },
         body: "email=ana%40exemplo.com.br",
       });
-    const refused = await post("http://127.0.0.1:1");
-    expect([refused.status, await refused.text()]).toEqual([
-      403,
-      "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
-    ]);
+    for (const query of ["", "&_data=routes%2F_index"]) {
+      const refused = await post(app, "http://127.0.0.1:1", query);
+      expect([refused.status, await refused.text()]).toEqual([
+        403,
+        "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
+      ]);
+    }
     await app.printed(/"event":"origin-mismatch","origin":"http:\/\/127\.0\.0\.1:1"/);
-    // From the page's own address the form reaches the pipeline (which, without the page's fields, takes it for a bot).
-    expect((await post(app.origin)).status).toBe(200);
+    // The sign-up's pipeline answers them (without the page's signed fields, it takes each for a bot: a 200).
+    const reached = [
+      await post(app, app.origin),
+      await post(app, "null"),
+      await post(app, "null", "&_data=routes%2F_index"),
+      // A proxy in front that sends the instance's own address as Host.
+      await post(proxied, PUBLIC_URL),
+      await post(proxied, PUBLIC_URL, "&_data=routes%2F_index"),
+    ];
+    expect(reached.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    const elsewhere = await post(proxied, "https://prevly.example.evil.com");
+    expect(elsewhere.status).toBe(403);
   });
 
   it("a form result is never stored by a cache: it may echo the visitor's address", async () => {
