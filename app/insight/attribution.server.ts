@@ -17,17 +17,21 @@ export const LABEL_LENGTH = 40;
 const READ_LENGTH = 4 * LABEL_LENGTH;
 
 /**
+ * What a person's data looks like in a link a mailing tool or a form filled in: an e-mail address (its `@` in any
+ * spelling once normalised, or still percent-encoded), or a phone or CPF number (ten digits or more, however
+ * separated). A date in a campaign's name (20261126) has eight.
+ */
+const PERSONAL = /@|%(?:25)*40|(?:\d[\s()./+-]*){10}/;
+
+/**
  * A label value from what a visitor's address says: accents dropped, lower case, runs of anything but
- * `a-z 0-9 . _ -` made one `_`, cut to LABEL_LENGTH; null when nothing is left. A value holding an `@` is OTHER: an
- * e-mail address put in a link by a mailing tool must not become a label.
+ * `a-z 0-9 . _ -` made one `_`, cut to LABEL_LENGTH; null when nothing is left. A value that looks like a person's
+ * data (PERSONAL) is OTHER: it must not become a label.
  */
 export function labelValue(raw: string): string | null {
-  const read = raw.slice(0, READ_LENGTH);
-  if (read.includes("@")) return OTHER;
-  const value = read
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
+  const normalised = raw.slice(0, READ_LENGTH).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  if (PERSONAL.test(normalised)) return OTHER;
+  const value = normalised
     .replace(/[^a-z0-9._-]+/g, "_")
     .slice(0, LABEL_LENGTH)
     .replace(/^_+|_+$/g, "");

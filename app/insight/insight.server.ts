@@ -26,7 +26,8 @@ const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
  * accepted, by campaign and referring site. Counters only: no cookie, no identifier, no address or user agent kept.
  */
 export class Insight {
-  private readonly bounded = new BoundedLabels(BOUNDS);
+  private readonly counters = new Map<string, Counter>();
+  private readonly bounded = new BoundedLabels(BOUNDS, (metric, labels) => this.counters.get(metric)?.remove(labels));
   private readonly views;
   private readonly reached;
   private readonly posts;
@@ -92,8 +93,11 @@ export class Insight {
     const campaign = campaignOfPage(request.headers.get("referer"));
     // Remix's script posts as a data request; a plain form post is the page without JavaScript.
     const javascript = request.headers.has(DATA_REQUEST_HEADER) ? "on" : "off";
+    const accepted = ACCEPTED.has(outcome);
+    // Before it is counted: a campaign that converts is never counted as (other) for want of a place.
+    if (accepted) this.bounded.prove(campaign);
     if (this.posts(campaign, { javascript })) this.prepare(campaign);
-    if (ACCEPTED.has(outcome)) this.accepted(campaign, { javascript });
+    if (accepted) this.accepted(campaign, { javascript });
   }
 
   private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {
@@ -127,6 +131,7 @@ export class Insight {
     fixed: readonly F[] = [],
   ) {
     const counter = new Counter({ name, help, labelNames: [...bounded, ...fixed], registers: [this.registry] });
+    this.counters.set(name, counter);
     return (labels: Record<B, string>, fixedLabels: Record<F, string>, by = 1): boolean => {
       const bounded = this.bounded.labels(name, labels, fixedLabels);
       counter.inc(bounded.labels, by);

@@ -36,8 +36,22 @@ describe("a campaign's label values (app/insight/attribution.server.ts)", () => 
     expect(labelValue("")).toBeNull();
   });
 
-  it("never keeps an e-mail address a mailing tool put in a link", () => {
-    expect(labelValue("maria.silva@exemplo.com.br")).toBe(OTHER);
+  it.each([
+    "maria.silva@exemplo.com.br",
+    "maria.silva＠exemplo.com.br",
+    "maria.silva%40exemplo.com.br",
+    "maria.silva%2540exemplo.com.br",
+    "11987654321",
+    "(11) 98765-4321",
+    "+55 11 98765 4321",
+    "123.456.789-09",
+  ])("never keeps a person's data a link carried: %j is (other)", (raw) => {
+    expect(labelValue(raw)).toBe(OTHER);
+  });
+
+  it("keeps a date in a campaign's name", () => {
+    expect(labelValue("promo_20261126")).toBe("promo_20261126");
+    expect(labelValue("black-friday-2026-11-27")).toBe("black-friday-2026-11-27");
   });
 
   it("reads utm_source, utm_medium and utm_campaign from the page's query, '+' as a space; an absent one is (none)", () => {
@@ -114,6 +128,42 @@ describe("bounded labels (app/insight/bounded-labels.server.ts)", () => {
     expect(bounded.labels("views", { utm_source: "s4", utm_campaign: "c4" }, {}).labels.utm_source).toBe("s4");
   });
 
+  it("a campaign a sign-up proves takes the place of a script's junk, and keeps it against more junk; what it replaces leaves /metrics", () => {
+    const dropped: string[] = [];
+    const bounded = new BoundedLabels(bounds, (metric, labels) => dropped.push(`${metric} ${labels.utm_campaign}`));
+    const view = (campaign: string) => bounded.labels("views", { utm_campaign: campaign }, {}).labels.utm_campaign;
+    for (let junk = 0; junk < bounds.valuesPerLabel; junk++) view(`junk${junk}`);
+    expect(view("lancamento")).toBe(OTHER);
+    bounded.prove({ utm_campaign: "lancamento", utm_source: NONE });
+    expect(dropped).toEqual(["views junk0"]);
+    expect(view("lancamento")).toBe("lancamento");
+    expect(view("junk0")).toBe(OTHER);
+    expect(view("more-junk")).toBe(OTHER);
+    expect(view("lancamento")).toBe("lancamento");
+    // Once every place is proven, a newly proven value waits for one: none is given up.
+    for (let campaign = 0; campaign < bounds.valuesPerLabel; campaign++)
+      bounded.prove({ utm_campaign: `real${campaign}` });
+    expect([view("lancamento"), view("real3"), view("real4")]).toEqual(["lancamento", "real3", OTHER]);
+  });
+
+  it("a series of proven values takes the place of the oldest series holding junk when the metric is full", () => {
+    const dropped: string[] = [];
+    const bounded = new BoundedLabels({ valuesPerLabel: 10, seriesPerMetric: 3 }, (metric, labels) =>
+      dropped.push(`${metric} ${labels.utm_source}/${labels.utm_campaign}`),
+    );
+    const post = (source: string, campaign: string) =>
+      bounded.labels("posts", { utm_source: source, utm_campaign: campaign }, { javascript: "on" }).labels;
+    post("s1", "junk1");
+    post("s2", "junk2");
+    post("news", "junk3");
+    bounded.prove({ utm_source: "news", utm_campaign: "lancamento" });
+    expect(post("news", "lancamento")).toEqual({ utm_source: "news", utm_campaign: "lancamento", javascript: "on" });
+    expect(dropped).toEqual(["posts s1/junk1"]);
+    // Junk never takes a proven series' place.
+    expect(post("s9", "junk9")).toEqual({ utm_source: OTHER, utm_campaign: OTHER, javascript: "on" });
+    expect(post("news", "lancamento").utm_campaign).toBe("lancamento");
+  });
+
   it("our own values never take a place, and a series is first only once", () => {
     const bounded = new BoundedLabels({ valuesPerLabel: 1, seriesPerMetric: 10 });
     expect(bounded.labels("views", { referrer: DIRECT }, {}).first).toBe(true);
@@ -125,6 +175,33 @@ describe("bounded labels (app/insight/bounded-labels.server.ts)", () => {
 });
 
 describe("the campaign counts (app/insight/insight.server.ts)", () => {
+  it("a campaign that converts is counted as itself after a script took every place: its views from the sign-up on, the sign-up itself; the junk it replaced leaves /metrics", async () => {
+    const registry = new Registry();
+    const insight = new Insight(registry);
+    const page = (campaign: string) => `https://prevly.com.br/?utm_source=news&utm_campaign=${campaign}`;
+    for (let junk = 0; junk < BOUNDS.valuesPerLabel; junk++) insight.pageAnswered(new Request(page(`junk${junk}`)));
+    insight.pageAnswered(new Request(page("lancamento")));
+    const post = new Request("https://prevly.com.br/?index", {
+      method: "POST",
+      headers: { referer: page("lancamento") },
+    });
+    insight.signupPosted(post, "relayed");
+    insight.pageAnswered(new Request(page("lancamento")));
+    const counted = async (metric: string) =>
+      Object.fromEntries(
+        (await registry.getSingleMetric(metric)!.get()).values
+          .filter(({ value }) => value > 0)
+          .map(({ labels, value }) => [
+            `${labels.utm_campaign}${labels.javascript ? ` ${labels.javascript}` : ""}`,
+            value,
+          ]),
+      );
+    const views = await counted("page_views_total");
+    expect([views.lancamento, views[OTHER], views.junk0]).toEqual([1, 1, undefined]);
+    expect(Object.keys(views)).toHaveLength(BOUNDS.valuesPerLabel + 1);
+    expect(await counted("signups_accepted_total")).toEqual({ "lancamento off": 1 });
+  });
+
   it("stay within bounds: 1,000 page views, each from a campaign, a source and a referring site never seen before", async () => {
     const registry = new Registry();
     const insight = new Insight(registry);
