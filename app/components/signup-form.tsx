@@ -31,9 +31,10 @@ export const SIGNUP_BOOT: BootTrigger = {
 
 /**
  * Where a post without JavaScript lands: the browser scrolls the new page to the form, whose notice and fields fit one
- * phone screen. A Remix `<Form>` keeps the fragment in its action too; its fetch leaves it out.
+ * phone screen. A Remix `<Form>` keeps the fragment in its action too; its fetch leaves it out. After a first post the
+ * page is at this address, not the campaign link's: the action carries the campaign it was counted for.
  */
-const ACTION = `?index#${FORM_ID}`;
+const formAction = (campaign: string | undefined) => `?index${campaign ? `&${campaign}` : ""}#${FORM_ID}`;
 
 /** `hydrated`'s store: false in the server's render and while hydrating, true once React runs in the browser. */
 const subscribe = () => () => {};
@@ -102,7 +103,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     <Form
       ref={formRef}
       id={FORM_ID}
-      action={ACTION}
+      action={formAction(result?.campaign)}
       method="post"
       noValidate
       preventScrollReset

@@ -44,9 +44,14 @@ export function campaignOf(query: URLSearchParams): CampaignLabels {
   return Object.fromEntries(entries) as CampaignLabels;
 }
 
-/** The campaign of the page a request came from, read from its `Referer` (the full address on our own pages). */
-export function campaignOfPage(referer: string | null): CampaignLabels {
-  return campaignOf(URL.parse(referer ?? "")?.searchParams ?? new URLSearchParams());
+/**
+ * The campaign query of the page a post came from: the post's own address when it carries one (the form carries it
+ * from one post to the next: paths.ts, campaignQuery), else its `Referer` (the full address on our own pages).
+ */
+export function campaignQueryOfPost(url: string, referer: string | null): URLSearchParams {
+  const own = new URL(url).searchParams;
+  if (CAMPAIGN_PARAMS.some((name) => own.get(name))) return own;
+  return URL.parse(referer ?? "")?.searchParams ?? new URLSearchParams();
 }
 
 /**

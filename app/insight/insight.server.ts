@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Counter, type Registry } from "prom-client";
 import { DATA_REQUEST_HEADER } from "~/server/guards.server";
-import { campaignOf, campaignOfPage, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
+import { campaignOf, campaignQueryOfPost, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
 import { BoundedLabels, type Bounds } from "./bounded-labels.server";
-import { CAMPAIGN_PARAMS, REFERRER_FIELD } from "./paths";
+import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
 
 /**
  * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
@@ -88,9 +88,13 @@ export class Insight {
     return true;
   };
 
-  /** A post the sign-up pipeline answered with `outcome`, counted for the campaign of the page it came from. */
-  signupPosted(request: Request, outcome: string): void {
-    const campaign = campaignOfPage(request.headers.get("referer"));
+  /**
+   * A post the sign-up pipeline answered with `outcome`, counted for the campaign of the page it came from; that
+   * campaign, as a query for the form to carry into its next post.
+   */
+  signupPosted(request: Request, outcome: string): string {
+    const query = campaignQueryOfPost(request.url, request.headers.get("referer"));
+    const campaign = campaignOf(query);
     // Remix's script posts as a data request; a plain form post is the page without JavaScript.
     const javascript = request.headers.has(DATA_REQUEST_HEADER) ? "on" : "off";
     const accepted = ACCEPTED.has(outcome);
@@ -98,6 +102,7 @@ export class Insight {
     if (accepted) this.bounded.prove(campaign);
     if (this.posts(campaign, { javascript })) this.prepare(campaign);
     if (accepted) this.accepted(campaign, { javascript });
+    return campaignQuery(query);
   }
 
   private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {

@@ -9,6 +9,7 @@ import { SIGNUP_BOOT } from "~/components/signup-form";
 import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
+import { campaignQuery } from "~/insight/paths";
 import { insight, settings, signup } from "~/server/services.server";
 import { FIELD, type SignupResult } from "~/signup/result";
 
@@ -28,8 +29,8 @@ export function loader() {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { status, result, outcome } = await signup.handle(request);
-  insight.signupPosted(request, outcome);
-  return json(result, { status, headers: { "Cache-Control": "no-store" } });
+  const campaign = insight.signupPosted(request, outcome);
+  return json({ ...result, campaign }, { status, headers: { "Cache-Control": "no-store" } });
 }
 
 /**
@@ -48,6 +49,7 @@ export async function clientAction({ request, serverAction }: ClientActionFuncti
       notice: { title: failureTitle, description: failureFallback },
       email: typeof typed === "string" ? typed : "",
       resetCaptcha: true,
+      campaign: campaignQuery(new URL(request.url).searchParams),
     };
   }
 }

@@ -20,6 +20,8 @@ export type SignupResult = {
   question?: Question;
   /** Fresh bot-trap fields, valid at once: sending again needs nothing else. */
   botTrap?: BotTrapFields;
+  /** The campaign (utm_* query) the post was counted for, which the form's next post carries (docs/insight.md). */
+  campaign?: string;
 };
 
 /** The question's keep the names of the first release: a page open across a deploy still posts them. */

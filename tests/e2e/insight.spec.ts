@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from "@playwright/test";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { FORM_REACHED_PATH } from "~/insight/paths";
 import { scrapeMetrics, sumOf, type Sample } from "../harness/metrics";
 import { solveQuestion } from "../harness/question-solver";
@@ -25,6 +25,22 @@ const counts = (samples: Sample[]) => ({
 });
 const countsNow = async () => counts(await scrapeMetrics(APP_ORIGIN, E2E_METRICS_TOKEN));
 
+/** A visitor without JavaScript at `path`, from their own address (198.51.100.`host`), who answers the question. */
+async function withoutJavaScript(browser: Browser, path: string, host: number) {
+  const context = await browser.newContext({
+    javaScriptEnabled: false,
+    locale: "pt-BR",
+    extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${host}` },
+  });
+  const page = await context.newPage();
+  await page.goto(path);
+  const answer = async () => {
+    const question = (await page.getByText(QUESTION).textContent())!;
+    await page.getByLabel(QUESTION).fill(String(solveQuestion(question)));
+  };
+  return { context, page, form: signupForm(page), answer };
+}
+
 /** What the browser keeps for the site: cookies, and (where scripts run) its storages. */
 async function keptByBrowser(context: BrowserContext, page: Page | null) {
   const cookies = (await context.cookies()).map((cookie) => cookie.name);
@@ -38,7 +54,7 @@ async function keptByBrowser(context: BrowserContext, page: Page | null) {
   return { cookies, ...storage };
 }
 
-test("three visits from a campaign link, a sign-up with JavaScript and one without: 3 views, 1 reached the form and 2 sign-ups for that campaign; no cookie, nothing stored, nothing fetched before the form comes near", async ({
+test("three visits from a campaign link, a sign-up with JavaScript and one without, each after a refusal: 3 views, 1 reached the form, 4 posts and 2 sign-ups for that campaign; no cookie, nothing stored, nothing fetched before the form comes near", async ({
   page,
   browser,
   context,
@@ -63,21 +79,25 @@ test("three visits from a campaign link, a sign-up with JavaScript and one witho
   await form.email.scrollIntoViewIfNeeded();
   await waitForHydration(page);
   expect((await beacon).postData()).toBe("utm_source=news&utm_campaign=lancamento");
+  // A refusal first: the page is at /?index after it, and the sign-up still counts for the campaign.
+  await form.send("maria@");
+  await expect(page.getByText("E-mail inválido").first()).toBeVisible();
   await form.send(uniqueEmail("campanha-js"));
   await expect(page.getByText("Cadastro realizado!")).toBeVisible();
 
   // 2. Without JavaScript: the question, a plain post.
-  const withoutScripts = await browser.newContext({
-    javaScriptEnabled: false,
-    locale: "pt-BR",
-    extraHTTPHeaders: { "x-forwarded-for": "198.51.100.35" },
-  });
-  const plainPage = await withoutScripts.newPage();
-  await plainPage.goto(CAMPAIGN_PAGE);
-  const plainForm = signupForm(plainPage);
+  const {
+    context: withoutScripts,
+    page: plainPage,
+    form: plainForm,
+    answer,
+  } = await withoutJavaScript(browser, CAMPAIGN_PAGE, 35);
+  await plainForm.email.fill("maria@");
+  await answer();
+  await plainForm.press();
+  await expect(plainPage.getByRole("alert")).toContainText("E-mail inválido");
   await plainForm.email.fill(uniqueEmail("campanha-sem-js"));
-  const question = (await plainPage.getByText(QUESTION).textContent())!;
-  await plainPage.getByLabel(QUESTION).fill(String(solveQuestion(question)));
+  await answer();
   await plainForm.press();
   await expect(plainPage.getByRole("status")).toContainText("Cadastro realizado!");
 
@@ -95,7 +115,7 @@ test("three visits from a campaign link, a sign-up with JavaScript and one witho
     posts: after.posts - before.posts,
     accepted: after.accepted - before.accepted,
     acceptedWithout: after.acceptedWithout - before.acceptedWithout,
-  }).toEqual({ views: 3, reached: 1, posts: 2, accepted: 2, acceptedWithout: 1 });
+  }).toEqual({ views: 3, reached: 1, posts: 4, accepted: 2, acceptedWithout: 1 });
   // The automation still gets the five fields, no campaign.
   const { webhook } = await standIn.received();
   expect(

@@ -3,7 +3,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import {
   campaignOf,
-  campaignOfPage,
+  campaignQueryOfPost,
   DIRECT,
   LABEL_LENGTH,
   labelValue,
@@ -14,6 +14,7 @@ import {
 } from "~/insight/attribution.server";
 import { BoundedLabels } from "~/insight/bounded-labels.server";
 import { BOUNDS, Insight } from "~/insight/insight.server";
+import { campaignQuery } from "~/insight/paths";
 
 describe("a campaign's label values (app/insight/attribution.server.ts)", () => {
   it.each([
@@ -67,14 +68,28 @@ describe("a campaign's label values (app/insight/attribution.server.ts)", () => 
     });
   });
 
-  it("reads a post's campaign from the page it was posted from (its Referer); none from no address", () => {
-    expect(campaignOfPage("https://prevly.com.br/?utm_source=tv&utm_medium=ctv&utm_campaign=estreia")).toEqual({
+  it("reads a post's campaign from its own address when the form carried one there, else from the page it was posted from (its Referer)", () => {
+    const page = "https://prevly.com.br/?utm_source=tv&utm_medium=ctv&utm_campaign=estreia";
+    expect(campaignOf(campaignQueryOfPost("https://prevly.com.br/?index", page))).toEqual({
       utm_source: "tv",
       utm_medium: "ctv",
       utm_campaign: "estreia",
     });
-    expect(campaignOfPage(null)).toEqual({ utm_source: NONE, utm_medium: NONE, utm_campaign: NONE });
-    expect(campaignOfPage("not an address")).toEqual({ utm_source: NONE, utm_medium: NONE, utm_campaign: NONE });
+    const carried = "https://prevly.com.br/?index&utm_source=tv&utm_campaign=estreia";
+    expect(campaignOf(campaignQueryOfPost(carried, "https://prevly.com.br/?index"))).toEqual({
+      utm_source: "tv",
+      utm_medium: NONE,
+      utm_campaign: "estreia",
+    });
+    const none = { utm_source: NONE, utm_medium: NONE, utm_campaign: NONE };
+    expect(campaignOf(campaignQueryOfPost("https://prevly.com.br/?index", null))).toEqual(none);
+    expect(campaignOf(campaignQueryOfPost("https://prevly.com.br/?index", "not an address"))).toEqual(none);
+  });
+
+  it("carries a page's campaign parameters alone, present and not empty, each cut short, into the form's next post", () => {
+    const query = new URLSearchParams(`utm_source=News+Letter&utm_medium=&fbclid=x&utm_campaign=${"c".repeat(500)}`);
+    expect(campaignQuery(query)).toBe(`utm_source=News+Letter&utm_campaign=${"c".repeat(160)}`);
+    expect(campaignQuery(new URLSearchParams("gclid=1"))).toBe("");
   });
 
   it("names the referring site by its host, without www.; none is (direct), the site itself (self) whatever the port", () => {
