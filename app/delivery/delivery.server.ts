@@ -39,7 +39,7 @@ export function createDelivery(
   const durability = new RedisDurability(redis!);
   durability.refuseStartUnlessKept();
   const queue = new DeliveryQueue(redis!, settings.SIGNUP_SOURCE);
-  queue.start({ webhook, settings, onDelivered });
+  queue.start({ webhook, settings, onDelivered, onDeadLettered: () => metrics?.deadLettered() });
   metrics?.watch(queue);
   onStop(() => queue.stop());
   // Nothing is acknowledged that a Redis evicting keys could lose.

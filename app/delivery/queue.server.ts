@@ -63,6 +63,8 @@ type Workers = {
   /** The retry window, and deliveries a second across every instance: what the automation accepts. */
   settings: Pick<Settings, "RELAY_RETRY_HOURS" | "RELAY_LIMIT_PER_SECOND" | "RELAY_ATTEMPT_SECONDS">;
   onDelivered: (latencyMs: number) => void;
+  /** A job failed for good: one more dead letter (the alert on new ones reads their count). */
+  onDeadLettered: () => void;
 };
 
 /** A failed attempt worth trying again. */
@@ -187,6 +189,10 @@ export class DeliveryQueue {
       },
     });
     this.worker.on("error", () => undefined);
+    // Told of every failed attempt; only a job failed for good (no retry left, or refused as configured) is finished.
+    this.worker.on("failed", (job) => {
+      if (job?.finishedOn) delivery.onDeadLettered();
+    });
     // The lock of a job's worker lapsed (the instance died or froze mid-attempt): this one delivers it again, under
     // the same Idempotency-Key, and says so (decision 016: at least once).
     this.worker.on("stalled", (jobId) => {

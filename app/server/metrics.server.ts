@@ -37,6 +37,11 @@ export class Metrics {
     labelNames: ["status_class"],
     registers: [this.registry],
   });
+  private readonly deadLetters = new Counter({
+    name: "signup_dead_letters_total",
+    help: "Queued sign-ups that became dead letters (failed for good), re-queued ones that failed again included",
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: "signup_delivery_seconds",
     help: "From a sign-up's acceptance to the webhook's 2xx",
@@ -50,11 +55,13 @@ export class Metrics {
     for (const result of WEBHOOK_RESULTS) this.attempts.inc({ result }, 0);
     for (const result of SITEVERIFY_RESULTS) this.siteverifyCalls.inc({ result }, 0);
     for (const status_class of STATUS_CLASSES) this.answers.inc({ status_class }, 0);
+    this.deadLetters.inc(0);
   }
 
   readonly signup = (outcome: string) => this.signups.inc({ outcome });
   readonly attempt = (result: string) => this.attempts.inc({ result });
   readonly delivered = (latencyMs: number) => this.latency.observe(latencyMs / 1000);
+  readonly deadLettered = () => this.deadLetters.inc();
   readonly siteverify = (result: SiteverifyResult) => this.siteverifyCalls.inc({ result });
   readonly answered = (status: number) => this.answers.inc({ status_class: `${Math.floor(status / 100)}xx` });
 

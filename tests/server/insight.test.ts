@@ -62,7 +62,7 @@ describe("the app counts", () => {
     expect(sumOf(samples, "page_views_total")).toBe(2);
   });
 
-  it("a view nginx's mirror reports (GET /__insight/view?<the page's query>), answered 204 and never stored; our own host is (self), no Referer (direct)", async () => {
+  it("a view nginx's mirror reports (GET /__insight/view?<the page's query>), answered 204 and never stored; our own host is (self), no Referer (direct); neither it nor the beacon counts as an answer to a visitor", async () => {
     const app = await start();
     const campaign = freshCampaign();
     const reported = await fetch(`${app.origin}${VIEW_PATH}?utm_source=news&utm_campaign=${campaign}`);
@@ -72,13 +72,20 @@ describe("the app counts", () => {
       headers: { referer: `${app.origin}/?utm_source=news` },
     });
     await fetch(`${app.origin}${VIEW_PATH}?utm_source=news&utm_campaign=${campaign}&_data=routes%2F_index`);
+    const beacon = await fetch(`${app.origin}${FORM_REACHED_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+      body: `utm_source=news&utm_campaign=${campaign}`,
+    });
+    expect(beacon.status).toBe(204);
 
     const samples = await metricsOf(app.origin);
     const views = campaignLabels(campaign);
     expect(sumOf(samples, "page_views_total", { ...views, referrer: "(direct)" })).toBe(1);
     expect(sumOf(samples, "page_views_total", { ...views, referrer: "(self)" })).toBe(1);
     expect(sumOf(samples, "page_views_total", views)).toBe(2);
-    // The counts' own requests are no answers to visitors.
+    // The counts' own requests (the mirror's views, the beacon) are no answers to visitors: their 204s would dilute
+    // the share of server errors PrevlyServerErrors watches.
     expect(sumOf(samples, "http_responses_total")).toBe(0);
   });
 

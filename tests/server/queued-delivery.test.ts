@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
+import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
@@ -325,8 +326,11 @@ describe("queued delivery", () => {
     }
   });
 
-  it("a 400 is dead-lettered on its first attempt, listed, re-queued by the command, and delivered", async () => {
-    const app = await start();
+  it("a 400 is dead-lettered on its first attempt, listed and counted; re-queued and refused again, counted again; re-queued once the webhook is fixed, and delivered", async () => {
+    const token = "dead-letter-metrics-0123456789";
+    const app = await start({ METRICS_TOKEN: token });
+    const deadLettered = async () => sumOf(await scrapeMetrics(app.origin, token), "signup_dead_letters_total");
+    expect(await deadLettered()).toBe(0);
     standIn.webhook = { status: 400, text: "campo email ausente" };
     await send(app, "recusada@exemplo.com.br");
     await until(async () => (await deadLetters("list")).out.includes("recusada@exemplo.com.br"), {
@@ -337,9 +341,14 @@ describe("queued delivery", () => {
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(/^\S{43} {2}\S+Z {2}1 attempts {2}webhook answered 400 {2}recusada@exemplo\.com\.br$/);
     expect(app.output()).toMatch(/"event":"delivery-dead-lettered".*configuration error of the webhook/);
+    await until(async () => (await deadLettered()) === 1, { what: "the dead letter counted" });
+
+    const id = listed.out.split(" ")[0]!;
+    expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
+    await until(async () => (await deadLettered()) === 2, { what: "the second dead letter counted" });
+    expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(2);
 
     standIn.webhook = { status: 200, text: "ok" };
-    const id = listed.out.split(" ")[0]!;
     expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
     await delivered(1);
     expect(standIn.deliveredEmails()).toEqual(["recusada@exemplo.com.br"]);
