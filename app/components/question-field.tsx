@@ -5,7 +5,7 @@ import { FIELD, type Question } from "~/signup/result";
 export const QUESTION_ANSWER_ID = "question-answer";
 
 /** The fallback question that stands in for hCaptcha when it cannot run, or cannot be solved. */
-export function QuestionField({ question }: { question: Question }) {
+export function QuestionField({ question, answer }: { question: Question; answer?: string }) {
   const { signup } = content;
   return (
     <fieldset className="rounded-xl border border-slate-300 p-4">
@@ -20,6 +20,7 @@ export function QuestionField({ question }: { question: Question }) {
         type="text"
         inputMode="text"
         autoComplete="off"
+        defaultValue={answer}
         required
         aria-describedby="question-hint"
         className="mt-2 block w-full rounded-lg border border-slate-400 px-3 py-2 text-base"

@@ -159,7 +159,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       )}
       {showQuestion ? <QuestionField key={currentQuestion.token} question={currentQuestion} /> : null}
       <noscript>
-        <QuestionField question={currentQuestion} />
+        <QuestionField question={currentQuestion} answer={result?.answer} />
       </noscript>
 
       {/* A post without JavaScript gets no toast: its outcome is rendered here by the server, and stays through

@@ -52,6 +52,8 @@ class Visit {
   readonly startedAt = performance.now();
   /** Echoed back on failure. */
   typedEmail = "";
+  /** The question answered, echoed back with it when the e-mail was refused. */
+  typedAnswer = { token: "", answer: "" };
   /** The post carried the page's own bot-trap fields: only such a post earns fresh ones. */
   fromPage = false;
   /** The captcha token went out to siteverify or the webhook: the widget must make a new one. */
@@ -121,6 +123,7 @@ export class Signup {
     }
     const field = (name: string) => form.get(name) ?? "";
     visit.typedEmail = field(FIELD.email).slice(0, 512);
+    visit.typedAnswer = { token: field(FIELD.questionToken).trim(), answer: field(FIELD.questionAnswer).slice(0, 512) };
 
     // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
     // (decision 003).
@@ -258,10 +261,13 @@ export class Signup {
       resetCaptcha: visit.captchaSpent || (ok && outcome.code !== "bot"),
     };
     // The old question may be spent, unless the e-mail was refused: that comes before the proof is read, so the
-    // question and the answer the visitor typed still hold. The bot-trap fields are valid at once: the visitor
-    // already proved a person's pace, and pressing again soon (a quick answer) must not be taken for a bot.
+    // question and the answer the visitor typed still hold (sent back: a page without JavaScript renders them again).
+    // The bot-trap fields are valid at once: the visitor already proved a person's pace, and pressing again soon (a
+    // quick answer) must not be taken for a bot.
     if (!ok && visit.fromPage) {
-      if (outcome.code !== "invalid-email") result.question = this.questions.ask();
+      const answered = outcome.code === "invalid-email" ? this.questions.restate(visit.typedAnswer.token) : null;
+      if (answered) Object.assign(result, { question: answered, answer: visit.typedAnswer.answer });
+      else if (outcome.code !== "invalid-email") result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
     return { status, result, outcome: outcome.code };

@@ -85,26 +85,51 @@ export class FallbackQuestions {
   }
 
   ask(now = Date.now()): Question {
-    const left = 1 + Math.floor(Math.random() * 9);
-    const right = 1 + Math.floor(Math.random() * 9);
-    const subtract = Math.random() < 0.5 && left > right;
-    const answer = subtract ? left - right : left + right;
-    const text = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
     const id = (this.epoch + randomBytes(9).toString("base64url")).slice(0, 12);
     const expiresAt = now + QUESTION_TTL_MS;
+    const { text, answer } = this.sumOf(id);
     return { text, token: `${id}.${expiresAt}.${this.tokens.mac("question", [id, expiresAt, answer])}` };
+  }
+
+  /**
+   * The question a live token of ours asks, said again (a page rendered without JavaScript after an invalid e-mail
+   * shows the one the visitor answered); null for any other token.
+   */
+  restate(token: string, now = Date.now()): Question | null {
+    const parsed = this.live(token, now);
+    if (!parsed) return null;
+    const { text, answer } = this.sumOf(parsed.id);
+    return this.tokens.verify("question", [parsed.id, parsed.expiresAt, answer], parsed.mac) ? { text, token } : null;
   }
 
   /** Against the token's MAC and expiry alone: nothing is counted, so forged ids never reach the bookkeeping. */
   check(token: string, typedAnswer: string, now = Date.now()): "correct" | "wrong" | "expired" {
-    const parsed = parseToken(token);
-    if (!parsed || !parsed.id.startsWith(this.epoch)) return "expired";
+    const parsed = this.live(token, now);
+    if (!parsed) return "expired";
     const { id, expiresAt, mac } = parsed;
-    // A genuine token never expires further out than QUESTION_TTL_MS from now.
-    if (expiresAt <= now || expiresAt > now + QUESTION_TTL_MS) return "expired";
     const answer = parseAnswer(typedAnswer);
     if (answer === null || !this.tokens.verify("question", [id, expiresAt, answer], mac)) return "wrong";
     return "correct";
+  }
+
+  /** A token of this epoch that has not expired: a genuine one never expires further out than QUESTION_TTL_MS. */
+  private live(token: string, now: number) {
+    const parsed = parseToken(token);
+    if (!parsed || !parsed.id.startsWith(this.epoch)) return null;
+    return parsed.expiresAt > now && parsed.expiresAt <= now + QUESTION_TTL_MS ? parsed : null;
+  }
+
+  /**
+   * The sum a question's id asks, drawn from it under the secret (unguessable without it): any instance can say
+   * again what a token asked, and nothing is kept.
+   */
+  private sumOf(id: string): { text: string; answer: number } {
+    const [first, second, third] = Buffer.from(this.tokens.mac("question", ["sum", id]), "base64url");
+    const left = 1 + (first! % 9);
+    const right = 1 + (second! % 9);
+    const subtract = third! % 2 === 0 && left > right;
+    const text = `Quanto é ${NUMBER_WORDS[left]} ${subtract ? "menos" : "mais"} ${NUMBER_WORDS[right]}?`;
+    return { text, answer: subtract ? left - right : left + right };
   }
 
   /** Takes one of a checked question's few correct answers; `expired` once they are spent. */

@@ -16,8 +16,13 @@ export type SignupResult = {
   email: string;
   /** The captcha token was spent: the widget must hand out a new one. */
   resetCaptcha: boolean;
-  /** A fresh question when the previous one can no longer be used. */
+  /**
+   * A fresh question when the previous one can no longer be used; after an invalid e-mail, the one answered, said
+   * again for a page rendered without JavaScript.
+   */
   question?: Question;
+  /** With the question answered, the answer typed (it still holds). */
+  answer?: string;
   /** Fresh bot-trap fields, valid at once: sending again needs nothing else. */
   botTrap?: BotTrapFields;
   /** The campaign (utm_* query) the post was counted for, which the form's next post carries (docs/insight.md). */

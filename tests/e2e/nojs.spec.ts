@@ -90,11 +90,24 @@ test("a wrong answer explains itself, keeps the e-mail and asks a new question",
   expect((await standIn.received()).webhook).toHaveLength(1);
 });
 
-test("an invalid e-mail is refused in place and kept", async ({ page, standIn }) => {
+test("an invalid e-mail is refused in place, the e-mail, the question and its answer kept; corrected, it signs up", async ({
+  page,
+  standIn,
+}) => {
   await page.goto("/");
+  const question = await page.getByText(QUESTION).textContent();
   await sendWithAnswer(page, "ana@exemplo");
   await expectRefusedInPlace(page, "E-mail inválido", "Por favor, informe um e-mail válido.", "ana@exemplo");
+  const answer = page.getByLabel(QUESTION);
+  await expect(answer).toHaveAccessibleName(question!);
+  await expect(answer).toHaveValue(String(solveQuestion(question!)));
   expect((await standIn.received()).webhook).toHaveLength(0);
+
+  const email = uniqueEmail("corrigiu");
+  await signupForm(page).email.fill(email);
+  await signupForm(page).press();
+  await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+  expect((await standIn.received()).webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email })]);
 });
 
 test("leaving the question blank asks for the answer, not for a captcha that is not there", async ({

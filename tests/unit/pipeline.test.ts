@@ -397,14 +397,29 @@ describe("the fallback question", () => {
     expect(standIn.received.webhook).toHaveLength(0);
   });
 
-  it("an invalid e-mail leaves the question as it was: no new one, and the same answer then signs up", async () => {
+  it("an invalid e-mail leaves the question as it was: the same one and its answer sent back, then signing up", async () => {
     const signup = makeSignup();
-    const proof = answered(signup);
+    const question = signup.formTokens().question;
+    const proof = answering(question);
     const refused = await submit(signup, { email: "ana@exemplo", ...proof });
     expect(refused.result.notice.title).toBe("E-mail inválido");
-    expect(refused.result.question).toBeUndefined();
+    expect([refused.result.question, refused.result.answer]).toEqual([question, proof.challengeAnswer]);
     expect(refused.result.botTrap).toBeDefined();
     expect((await submit(signup, { email: "ana@exemplo.com.br", ...proof })).status).toBe(200);
+  });
+
+  it("an invalid e-mail with a question that is not a live one of ours sends none back", async () => {
+    const signup = makeSignup();
+    const { token: live } = signup.formTokens().question;
+    const [id, expiresAt] = live.split(".");
+    const forged = `${id}.${expiresAt}.${"A".repeat(43)}`;
+    const expired = new FallbackQuestions(new SignedTokens(SECRET), answersLimit(), "").ask(
+      Date.now() - QUESTION_TTL_MS - 1,
+    ).token;
+    for (const challengeToken of [forged, expired, "junk"]) {
+      const { result } = await submit(signup, { email: "ana@exemplo", challengeToken, challengeAnswer: "9" });
+      expect([challengeToken, result.question, result.answer]).toEqual([challengeToken, undefined, undefined]);
+    }
   });
 
   it("an expired question → 'Pergunta expirada' and a new one", async () => {
