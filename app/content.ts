@@ -189,7 +189,8 @@ export const content = {
     ],
     contactTitle: "Contato",
     disclaimer: `O ${NAME} está em desenvolvimento. As funcionalidades descritas podem mudar até o lançamento.`,
-    copyright: `© 2024 ${NAME}. Todos os direitos reservados.`,
+    /** The year of the render (routes/_index.tsx). */
+    copyright: (year: number) => `© ${year} ${NAME}. Todos os direitos reservados.`,
   },
   notFound: {
     title: "Oops! Page not found",

@@ -2,7 +2,7 @@ import { content } from "~/content";
 
 const LEGAL_NOTE_ID = "documentos-legais";
 
-export function SiteFooter() {
+export function SiteFooter({ year }: { year: number }) {
   const { footer } = content;
   const { contactEmail } = content.site;
   return (
@@ -42,7 +42,7 @@ export function SiteFooter() {
       <div className="border-t border-white/10">
         <div className="mx-auto max-w-6xl space-y-1 px-4 py-6 text-sm text-brand-200 sm:px-6">
           <p>{footer.disclaimer}</p>
-          <p>{footer.copyright}</p>
+          <p>{footer.copyright(year)}</p>
         </div>
       </div>
     </footer>
