@@ -5,15 +5,24 @@ import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { afterMinimumTime, expect, expectSignedUpOnce, openNearForm, signupForm, test, uniqueEmail } from "./fixtures";
+import {
+  afterMinimumTime,
+  expect,
+  expectSignedUpOnce,
+  keepScreenshot,
+  openNearForm,
+  signupForm,
+  test,
+  uniqueEmail,
+} from "./fixtures";
 
 const SUCCESS = "Você será notificado assim que o Prevly for lançado.";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
 const QUESTION_INSTEAD = "Não consegue resolver o captcha? Responda a uma pergunta";
 
-/** The toast's title and text on screen, and what the visitor typed still in the field. */
-async function expectToastKeepingEmail(page: Page, title: string, text: string, email: string) {
+/** The answer's title and text on screen, and what the visitor typed still in the field. */
+async function expectAnswerKeepingEmail(page: Page, title: string, text: string, email: string) {
   await expect(page.getByText(title)).toBeVisible();
   await expect(page.getByText(text)).toBeVisible();
   await expect(signupForm(page).email).toHaveValue(email);
@@ -64,12 +73,50 @@ test.describe("with JavaScript and hCaptcha", () => {
     test(`"${invalid}" is refused with 'E-mail inválido' and kept in the field`, async ({ page, standIn }) => {
       const form = signupForm(page);
       await form.send(invalid);
-      await expectToastKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", invalid);
+      await expectAnswerKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", invalid);
       // The token was not spent: the visitor only fixes the address.
       await expect(form.submit).toBeEnabled();
       expect((await standIn.received()).webhook).toHaveLength(0);
     });
   }
+
+  test("at 390 px an error then a success: the answer is read where the form is, uncovered, the earlier one gone", async ({
+    page,
+  }, testInfo) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const form = await openNearForm(page);
+    const { email } = form;
+    await form.send("ana@exemplo");
+    await expect(page.getByText("E-mail inválido")).toBeVisible();
+    await keepScreenshot(page, testInfo, "erro-390");
+
+    await email.fill(uniqueEmail("na-tela"));
+    await form.press();
+    const answer = page.getByRole("status").filter({ hasText: "Cadastro realizado!" });
+    await expect(answer).toContainText(SUCCESS);
+    await expect(answer).toBeInViewport({ ratio: 1 });
+    await keepScreenshot(page, testInfo, "sucesso-390");
+    await expect(page.getByText("E-mail inválido")).toHaveCount(0);
+    // In the form, between the field it answers and the button just pressed, with nothing drawn over it.
+    const box = (await answer.boundingBox())!;
+    const field = (await email.boundingBox())!;
+    expect(box.y).toBeGreaterThan(field.y + field.height);
+    expect(box.y + box.height).toBeLessThan((await form.submit.boundingBox())!.y);
+    // Its four corners, inside the rounded border, and its middle are its own on screen.
+    const uncovered = await answer.evaluate((notice) => {
+      const { left, top, right, bottom } = notice.getBoundingClientRect();
+      const inset = 12;
+      const points = [
+        [left + inset, top + inset],
+        [right - inset, top + inset],
+        [left + inset, bottom - inset],
+        [right - inset, bottom - inset],
+        [(left + right) / 2, (top + bottom) / 2],
+      ];
+      return points.map(([x, y]) => notice.contains(document.elementFromPoint(x!, y!)));
+    });
+    expect(uncovered).toEqual([true, true, true, true, true]);
+  });
 
   test("without a solved captcha the form cannot be sent, not even with Enter", async ({ page, standIn }) => {
     const form = signupForm(page);
@@ -102,7 +149,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("falha");
     await form.send(email);
-    await expectToastKeepingEmail(
+    await expectAnswerKeepingEmail(
       page,
       "Falha ao enviar",
       "Webhook retornou 500 Internal Server Error: workflow exploded",
@@ -119,7 +166,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("queda");
     await form.send(email);
-    await expectToastKeepingEmail(page, "Falha ao enviar", FALLBACK, email);
+    await expectAnswerKeepingEmail(page, "Falha ao enviar", FALLBACK, email);
   });
 
   // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
@@ -156,7 +203,7 @@ test.describe("with JavaScript and hCaptcha", () => {
     const form = signupForm(page);
     const email = uniqueEmail("robo");
     await form.send(email);
-    await expectToastKeepingEmail(
+    await expectAnswerKeepingEmail(
       page,
       "Valide o captcha",
       "Confirme que você não é um robô resolvendo o captcha.",
@@ -262,7 +309,7 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
     await page.getByLabel(QUESTION).fill(await solved(page, 1));
     await form.press();
 
-    await expectToastKeepingEmail(page, "Resposta incorreta", "Confira a conta e responda à nova pergunta.", email);
+    await expectAnswerKeepingEmail(page, "Resposta incorreta", "Confira a conta e responda à nova pergunta.", email);
     await expect(token).not.toHaveValue(firstToken);
     await expect(page.getByLabel(QUESTION)).toHaveValue("");
     await expect(form.captcha).toBeHidden();
@@ -291,7 +338,7 @@ test.describe("the question instead of the captcha, with JavaScript", () => {
     const mistyped = email.replace(/\.com\.br$/, "");
     await form.email.fill(mistyped);
     await form.press();
-    await expectToastKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", mistyped);
+    await expectAnswerKeepingEmail(page, "E-mail inválido", "Por favor, informe um e-mail válido.", mistyped);
     await expect(page.getByText(QUESTION)).toHaveText(question!);
     await expect(page.getByLabel(QUESTION)).toHaveValue(answer);
     expect((await standIn.received()).webhook).toHaveLength(0);
