@@ -3,7 +3,7 @@ import { BOOT_PATIENCE_MS } from "~/components/deferred-boot";
 import { CAPTCHA_PATIENCE_MS } from "~/components/signup-form";
 import { solveQuestion } from "../harness/question-solver";
 import { fakeHcaptcha, HCAPTCHA_SCRIPT } from "./support/fake-hcaptcha";
-import { APP_SCRIPT, expect, expectSignedUpOnce, signupForm, test, uniqueEmail } from "./fixtures";
+import { APP_SCRIPT, expect, expectSignedUpOnce, signupForm, test, uniqueEmail, waitForHydration } from "./fixtures";
 
 /**
  * Every file the page fetches can fail. Whichever does, the visitor is left, without a press, a form that signs up
@@ -97,6 +97,8 @@ test("hCaptcha's script that never arrives: after the captcha's patience the que
   const email = uniqueEmail("sem-captcha");
   await signUpThroughQuestion(page, email, async () => {
     await expect(page.getByText("Carregando verificação anti-robô…")).toBeVisible();
+    // The patience starts at hydration: the server's page shows the same words before it.
+    await waitForHydration(page);
     await page.clock.fastForward(CAPTCHA_PATIENCE_MS);
   });
   await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
