@@ -34,7 +34,7 @@ export function Layout({ children }: { children: ReactNode }) {
 
 /**
  * The leaf route's `handle.title`, led by the notice of its form result: after a post without JavaScript (or before the
- * scripts arrive) a live region does not speak for a new page, and the title is the first thing a screen reader reads. Here and not in
+ * scripts arrive) the new page has no toast, and the title is the first thing a screen reader reads. Here and not in
  * `meta`, which is never given the action's data.
  */
 function DocumentTitle() {

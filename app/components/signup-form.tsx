@@ -7,7 +7,7 @@ import { BotTrapFields } from "./bot-trap-fields";
 import type { BootTrigger } from "./deferred-boot";
 import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
 
-/** hCaptcha: loaded once the page has booted, which waits for the visitor to come near the form. */
+/** hCaptcha and the toasts: loaded once the page has booted, which waits for the visitor to come near the form. */
 const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 /**
  * How long the captcha may take to appear once the page is hydrated (its chunk, then hCaptcha's script, retries
@@ -49,16 +49,14 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const navigation = useNavigation();
   const hydrated = useSyncExternalStore(subscribe, inBrowser, onServer);
   const formRef = useRef<HTMLFormElement>(null);
-  /** The result this page was rendered with (a post without JavaScript): the page already shows it where it should. */
-  const [resultOnArrival] = useState(result);
-  const newResult = result === resultOnArrival ? undefined : result;
-  /** Each result is a notice of its own: one repeating the last one's words still arrives, and is announced. */
-  const [notice, setNotice] = useState({ of: result, key: 0 });
-  if (notice.of !== result) setNotice({ of: result, key: notice.key + 1 });
-  const noticeRef = useRef<HTMLDivElement>(null);
+  /** The result this page was rendered with (a post without JavaScript): shown in place, never as a toast. */
+  const [resultInPlace] = useState(result);
+  const newResult = result === resultInPlace ? undefined : result;
   const [captchaToken, setCaptchaToken] = useState("");
   const [captchaUnavailable, setCaptchaUnavailable] = useState(false);
   const [captchaShown, setCaptchaShown] = useState(false);
+  /** The toasts are on the page: results are announced there, not in place. */
+  const [toasting, setToasting] = useState(false);
   /** The visitor asked for the question instead of the captcha (hCaptcha shuts out many screen-reader users). */
   const [questionChosen, setQuestionChosen] = useState(false);
 
@@ -73,10 +71,8 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
 
   // Signed up: the fields start empty for the next address (hidden and controlled ones keep their values). Not on
   // hydration: what the visitor typed since the page arrived stays.
-  // Read where the form is, on screen even when 'Cadastrar' was pressed at the bottom edge.
   useEffect(() => {
     if (newResult?.ok) formRef.current?.reset();
-    if (newResult) noticeRef.current?.scrollIntoView({ block: "nearest" });
   }, [newResult]);
 
   useEffect(() => {
@@ -142,6 +138,7 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
               siteKey={captchaSiteKey}
               result={newResult}
               onToken={setCaptchaToken}
+              onMounted={() => setToasting(true)}
               onShown={() => setCaptchaShown(true)}
               onUnavailable={() => setCaptchaUnavailable(true)}
               hidden={showQuestion}
@@ -165,31 +162,25 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
         <QuestionField question={currentQuestion} answer={result?.answer} />
       </noscript>
 
-      <div>
-        {/* Every result is read here, above the button just pressed, the latest alone; without JavaScript the server
-            renders it. The live region is on the page before any result, or a screen reader would not announce it;
-            empty, it takes no room. */}
-        <div aria-live="polite">
-          {result ? (
-            <div
-              key={notice.key}
-              ref={noticeRef}
-              role={result.ok ? "status" : "alert"}
-              className={`mb-5 rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}
-            >
-              <p className="font-bold">{result.notice.title}</p>
-              <p>{result.notice.description}</p>
-            </div>
-          ) : null}
-        </div>
-        <button
-          type="submit"
-          disabled={!canSubmit}
-          className="flex min-h-12 w-full items-center justify-center rounded-xl bg-brand-700 px-6 py-3 text-base font-bold text-white transition hover:bg-brand-800 disabled:cursor-not-allowed disabled:bg-slate-400"
+      {/* A post without JavaScript gets no toast: its outcome is rendered here by the server, and stays through
+          hydration until the next result. So does every result while the toasts could not load. */}
+      {result && (!newResult || !toasting) ? (
+        <div
+          role={result.ok ? "status" : "alert"}
+          className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}
         >
-          {submitting ? signup.submitting : signup.submit}
-        </button>
-      </div>
+          <p className="font-bold">{result.notice.title}</p>
+          <p>{result.notice.description}</p>
+        </div>
+      ) : null}
+
+      <button
+        type="submit"
+        disabled={!canSubmit}
+        className="flex min-h-12 w-full items-center justify-center rounded-xl bg-brand-700 px-6 py-3 text-base font-bold text-white transition hover:bg-brand-800 disabled:cursor-not-allowed disabled:bg-slate-400"
+      >
+        {submitting ? signup.submitting : signup.submit}
+      </button>
       <p className="text-sm text-ink-600">{signup.privacy}</p>
     </Form>
   );

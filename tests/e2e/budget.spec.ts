@@ -25,7 +25,7 @@ test("no script byte before the visitor nears the form; once there, at most the 
   await afterIdle(page);
   expect([...scripts.keys()]).toEqual([]);
 
-  // hCaptcha's component comes last, once the page has hydrated.
+  // hCaptcha's component and the toasts come last, once the page has hydrated.
   const enhancements = page.waitForResponse(/signup-enhancements/);
   await signupForm(page).email.scrollIntoViewIfNeeded();
   await waitForHydration(page);
@@ -34,7 +34,7 @@ test("no script byte before the visitor nears the form; once there, at most the 
   const listing = [...scripts]
     .map(([url, size]) => `${(size / 1024).toFixed(1)} KB ${new URL(url).pathname}`)
     .join("\n");
-  // The budget is the boot's, as before: hCaptcha's component (its own chunk) was never in it.
+  // The budget is the boot's, as before: hCaptcha's component and the toasts (their own chunk) were never in it.
   const boot = [...scripts].filter(([url]) => !url.includes("signup-enhancements"));
   expect(boot.length, listing).toBeLessThan(scripts.size);
   expect(

@@ -11,9 +11,7 @@ async function logViolations(page: Page): Promise<void> {
   });
 }
 
-test("loading the page, the captcha and a sign-up's answer breaks no rule of the content security policy", async ({
-  page,
-}) => {
+test("loading the page, the captcha and a toast breaks no rule of the content security policy", async ({ page }) => {
   const problems: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text()))

@@ -49,7 +49,7 @@ const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => P
     answer: (route) => route.abort("connectionreset"),
   },
   {
-    what: "the captcha's chunk answers 404",
+    what: "the captcha-and-toasts chunk answers 404",
     files: /signup-enhancements-[^/]+\.js$/,
     answer: (route) => route.fulfill({ status: 404, body: "Not Found" }),
   },

@@ -29,6 +29,7 @@ const PHONE = { width: 390, height: 844 };
 const SIGNUP_SECRET = "engines-signing-secret-0123456789abcdef";
 const SIGNED_UP = "Cadastro realizado!";
 const INVALID_EMAIL = "E-mail inválido";
+const TOAST = "[data-sonner-toast]";
 
 let standIn: StandIn;
 let hcaptcha: HcaptchaHost;
@@ -154,7 +155,7 @@ describe.each(ENGINES)("$name", (engine) => {
         SELECTOR.submit,
       );
       const pressed = await press(page);
-      await waitForText(page, '[role="status"]', SIGNED_UP);
+      await waitForText(page, TOAST, SIGNED_UP);
       const userAgent = await page.evaluate(() => navigator.userAgent);
       expectExactBody({ email, hcaptchaToken: expect.stringMatching(/^fake-token-/), userAgent }, pressed);
     });
@@ -168,13 +169,13 @@ describe.each(ENGINES)("$name", (engine) => {
       await waitInPage(page, "the cursor in the answer", (id) => document.activeElement?.id === id, "question-answer");
       const answer = await answerQuestion(page);
       await press(page);
-      await waitForText(page, '[role="alert"]', INVALID_EMAIL);
+      await waitForText(page, TOAST, INVALID_EMAIL);
       expect(await fieldValue(page, SELECTOR.answer)).toBe(answer);
       expect(standIn.received.webhook).toHaveLength(0);
 
       await page.type(SELECTOR.email, ".com.br");
       const pressed = await press(page);
-      await waitForText(page, '[role="status"]', SIGNED_UP);
+      await waitForText(page, TOAST, SIGNED_UP);
       const userAgent = await page.evaluate(() => navigator.userAgent);
       expectExactBody({ email: `${local}@exemplo.com.br`, hcaptchaToken: "", userAgent }, pressed);
     });
