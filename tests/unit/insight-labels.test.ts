@@ -217,14 +217,21 @@ describe("the campaign counts (app/insight/insight.server.ts)", () => {
     expect(await counted("signups_accepted_total")).toEqual({ "lancamento off": 1 });
   });
 
-  it("stay within bounds: 1,000 page views, each from a campaign, a source and a referring site never seen before", async () => {
+  it("stay within bounds: 1,000 page views, each from a campaign, a source and a referring site never seen before, and 1,000 more grow nothing", async () => {
     const registry = new Registry();
     const insight = new Insight(registry);
     const random = () => randomUUID().replaceAll("-", "");
-    for (let view = 0; view < 1_000; view++) {
-      const page = `https://prevly.com.br/?utm_source=${random()}&utm_campaign=${random()}`;
-      insight.pageAnswered(new Request(page, { headers: { referer: `https://${random()}.example/` } }));
-    }
+    const viewNewCampaigns = (count: number) => {
+      for (let view = 0; view < count; view++) {
+        const page = `https://prevly.com.br/?utm_source=${random()}&utm_campaign=${random()}`;
+        insight.pageAnswered(new Request(page, { headers: { referer: `https://${random()}.example/` } }));
+      }
+    };
+    /** The exposition's lines without their counts: what /metrics holds apart from the numbers. */
+    const seriesShown = async () => (await registry.metrics()).replace(/ \d+$/gm, "");
+
+    viewNewCampaigns(1_000);
+    const shownAfterFirst = await seriesShown();
     const { values } = await registry.getSingleMetric("page_views_total")!.get();
     expect(values.reduce((sum, { value }) => sum + value, 0)).toBe(1_000);
     // Its cap, plus the all-(other) series.
@@ -234,5 +241,7 @@ describe("the campaign counts (app/insight/insight.server.ts)", () => {
         BOUNDS.valuesPerLabel + 1,
       );
     }
+    viewNewCampaigns(1_000);
+    expect(await seriesShown()).toBe(shownAfterFirst);
   });
 });
