@@ -17,11 +17,26 @@ export const LABEL_LENGTH = 40;
 const READ_LENGTH = 4 * LABEL_LENGTH;
 
 /**
- * What a person's data looks like in a link a mailing tool or a form filled in: an e-mail address (its `@` in any
- * spelling once normalised, or still percent-encoded), or a phone or CPF number (ten digits or more, however
- * separated). A date in a campaign's name (20261126) has eight.
+ * What a person's data looks like in a link a mailing tool or a form filled in, once normalised and unescaped: an
+ * e-mail address (its `@` in any spelling), or a phone or CPF number (ten digits or more, whatever separates them
+ * but a letter: a dash of a word processor, `_`, `·`, an invisible space). A date in a campaign's name (20261126)
+ * has eight.
  */
-const PERSONAL = /@|%(?:25)*40|(?:\d[\s()./+-]*){10}/;
+const PERSONAL = /@|(?:\d[^\p{L}\d]*){10}/u;
+/** An ASCII character still percent-encoded (a link encoded twice or more): `%2540` is `%40`, then `@`. */
+const ESCAPED_ASCII = /%([0-7][0-9a-f])/gi;
+/** No link is encoded more often than that: past it, what is left of an escape is a separator. */
+const UNESCAPE_ROUNDS = 4;
+
+/** `text` with what is still percent-encoded in it decoded, for PERSONAL to read what a person would. */
+function unescaped(text: string): string {
+  for (let round = 0; round < UNESCAPE_ROUNDS; round++) {
+    const next = text.replace(ESCAPED_ASCII, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === text) break;
+    text = next;
+  }
+  return text.replace(/%[0-9a-f]{2}/gi, " ");
+}
 
 /**
  * A label value from what a visitor's address says: accents dropped, lower case, runs of anything but
@@ -30,7 +45,7 @@ const PERSONAL = /@|%(?:25)*40|(?:\d[\s()./+-]*){10}/;
  */
 export function labelValue(raw: string): string | null {
   const normalised = raw.slice(0, READ_LENGTH).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
-  if (PERSONAL.test(normalised)) return OTHER;
+  if (PERSONAL.test(unescaped(normalised))) return OTHER;
   const value = normalised
     .replace(/[^a-z0-9._-]+/g, "_")
     .slice(0, LABEL_LENGTH)

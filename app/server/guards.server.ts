@@ -165,16 +165,17 @@ function withDecodablePath(url: string): string {
   return percentDecoded(path) === null ? path.replaceAll("%", "%25") + url.slice(path.length) : url;
 }
 
-/** What Remix compares before an action without JavaScript: the Origin's host and port, and Host. */
 /**
  * Whether a post's Origin is this site: the Host it reached, or the public address (PUBLIC_URL) behind a proxy that
  * rewrites Host. An absent or opaque (`null`: a sandboxed frame, a page whose referrer policy is no-referrer) Origin
  * names no other site; such a post still needs the page's signed fields and a captcha or an answer, which another
- * site cannot read from ours.
+ * site cannot read from ours. Host is read as an address of the Origin's scheme, as a browser would write it: a proxy
+ * may keep its capitals or name the default port (`prevly.com.br:443`).
  */
 function fromThisSite(origin: string | undefined, host: string | undefined): boolean {
   if (!origin || origin === "null") return true;
-  return origin === publicOrigin || URL.parse(origin)?.host === host;
+  const from = URL.parse(origin);
+  return origin === publicOrigin || (from !== null && from.host === URL.parse(`${from.protocol}//${host}`)?.host);
 }
 
 /**

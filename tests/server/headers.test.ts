@@ -1,3 +1,4 @@
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
 
@@ -122,6 +123,16 @@ describe("security headers on the built server", () => {
         headers: { "content-type": "application/x-www-form-urlencoded", origin },
         body: "email=ana%40exemplo.com.br",
       });
+    // fetch sends the address's own Host whatever it is told; a proxy in front sends its own.
+    const postAs = async (host: string, origin: string) => {
+      const answer = await request(`${app.origin}/?index`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin, host },
+        body: "email=ana%40exemplo.com.br",
+      });
+      await answer.body.dump();
+      return { status: answer.statusCode };
+    };
     for (const query of ["", "&_data=routes%2F_index"]) {
       const refused = await post(app, "http://127.0.0.1:1", query);
       expect([refused.status, await refused.text()]).toEqual([
@@ -138,8 +149,13 @@ describe("security headers on the built server", () => {
       // A proxy in front that sends the instance's own address as Host.
       await post(proxied, PUBLIC_URL),
       await post(proxied, PUBLIC_URL, "&_data=routes%2F_index"),
+      // A proxy in front that names the scheme's default port in Host, or keeps the capitals a person typed.
+      await postAs("prevly.example:443", "https://prevly.example"),
+      await postAs("Prevly.Example", "http://prevly.example"),
     ];
-    expect(reached.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(reached.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
+    const otherPort = await postAs("prevly.example:443", "http://prevly.example");
+    expect(otherPort.status).toBe(403);
     const elsewhere = await post(proxied, "https://prevly.example.evil.com");
     expect(elsewhere.status).toBe(403);
   });

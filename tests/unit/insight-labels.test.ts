@@ -46,6 +46,14 @@ describe("a campaign's label values (app/insight/attribution.server.ts)", () => 
     "(11) 98765-4321",
     "+55 11 98765 4321",
     "123.456.789-09",
+    "(11) 98765–4321",
+    "+55 11 98765—4321",
+    "11_98765_4321",
+    "11,98765,4321",
+    "123·456·789·09",
+    "11\u200b98765\u200b4321",
+    "11%2098765%204321",
+    "11%252098765%25204321",
   ])("never keeps a person's data a link carried: %j is (other)", (raw) => {
     expect(labelValue(raw)).toBe(OTHER);
   });
