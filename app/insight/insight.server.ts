@@ -100,7 +100,9 @@ export class Insight {
     const accepted = ACCEPTED.has(outcome);
     // Before it is counted: a campaign that converts is never counted as (other) for want of a place.
     if (accepted) this.bounded.prove(campaign);
-    if (this.posts(campaign, { javascript })) this.prepare(campaign);
+    // A post the bot trap caught is a script's: counted, it would inflate its campaign and pass for visitors who could
+    // not sign up (PrevlyFormBroken).
+    if (outcome !== "bot" && this.posts(campaign, { javascript })) this.prepare(campaign);
     if (accepted) this.accepted(campaign, { javascript });
     return campaignQuery(query);
   }

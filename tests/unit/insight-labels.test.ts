@@ -225,6 +225,23 @@ describe("the campaign counts (app/insight/insight.server.ts)", () => {
     expect(await counted("signups_accepted_total")).toEqual({ "lancamento off": 1 });
   });
 
+  it("a post the bot trap caught is no sign-up post of its campaign; every other outcome is one", async () => {
+    const registry = new Registry();
+    const insight = new Insight(registry);
+    const post = () =>
+      new Request("https://prevly.com.br/?index", {
+        method: "POST",
+        headers: { referer: "https://prevly.com.br/?utm_source=news&utm_campaign=lancamento" },
+      });
+    for (const outcome of ["bot", "bot", "bot", "invalid-email", "captcha-missing", "queued"])
+      insight.signupPosted(post(), outcome);
+    const { values } = await registry.getSingleMetric("signup_posts_total")!.get();
+    const counted = values.filter(({ value }) => value > 0);
+    expect(counted.map(({ labels, value }) => [labels.utm_campaign, labels.javascript, value])).toEqual([
+      ["lancamento", "off", 3],
+    ]);
+  });
+
   it("stay within bounds: 1,000 page views, each from a campaign, a source and a referring site never seen before, and 1,000 more grow nothing", async () => {
     const registry = new Registry();
     const insight = new Insight(registry);
