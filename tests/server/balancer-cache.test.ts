@@ -8,6 +8,7 @@ import { DEPLOY_NGINX_CONF, startNginxBalancer, type RunningNginx } from "../har
 import { postSignup, signUp } from "../harness/signup-client";
 import { builtServerSuite } from "./suite";
 import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
+import { FORM_REACHED_PATH } from "~/insight/paths";
 import { SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
 
 /**
@@ -299,7 +300,7 @@ describe("the balancer's connections to the apps", () => {
     expect([status, result.notice.title]).toEqual([200, "Cadastro realizado!"]);
   });
 
-  it("views whose count comes late never take an instance out: the visitors' pages and sign-ups still reach it", async () => {
+  it("views and beacons whose count comes late never take an instance out: the visitors' pages and sign-ups still reach it, the beacon is let go", async () => {
     const instances = [await countsNeverAnswered(), await countsNeverAnswered()];
     const balancer = await startNginxBalancer(instances.map((instance) => instance.origin));
     balancers.push(balancer);
@@ -311,6 +312,9 @@ describe("the balancer's connections to the apps", () => {
       }
       expect(answers).toEqual(Array(12).fill(200));
       expect(instances.map((instance) => instance.heldCounts() > 0)).toEqual([true, true]);
+      // A beacon no instance answers is let go uncounted, as a view is, not held for nginx's default minute.
+      const beacon = await fetch(`${balancer.origin}${FORM_REACHED_PATH}`, { method: "POST", body: "utm_campaign=c" });
+      expect(beacon.status).toBe(204);
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));
     }
