@@ -147,7 +147,7 @@ export const content = {
     },
     formUnreadable: {
       title: "Página desatualizada",
-      description: "Este formulário não pode mais ser enviado. Recarregue a página e envie de novo.",
+      description: "Este formulário não pode mais ser enviado. Já o atualizamos: confira seu e-mail e envie de novo.",
     },
     questionBudgetSpent: {
       title: "Muitos cadastros sem captcha",

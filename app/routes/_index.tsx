@@ -58,9 +58,12 @@ export async function clientAction({ request, serverAction }: ClientActionFuncti
   }
 }
 
-/** A form result carries everything the form needs; reloading the page data would only cost a request. */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
-  formMethod === "POST" ? false : defaultShouldRevalidate;
+/**
+ * A form result carries everything the form needs, but for fields no instance can read any more: then the page's own
+ * are fetched, as a page without JavaScript renders them with the answer.
+ */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, actionResult, defaultShouldRevalidate }) =>
+  formMethod === "POST" ? (actionResult as SignupResult | undefined)?.renewForm === true : defaultShouldRevalidate;
 
 /**
  * Link previews need absolute addresses, made from PUBLIC_URL alone: the request's Host header is the sender's to

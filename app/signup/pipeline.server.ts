@@ -270,6 +270,7 @@ export class Signup {
       else if (outcome.code !== "invalid-email") result.question = this.questions.ask();
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
+    if (outcome.code === "form-unreadable") result.renewForm = true;
     return { status, result, outcome: outcome.code };
   }
 }

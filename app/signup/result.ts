@@ -25,6 +25,8 @@ export type SignupResult = {
   answer?: string;
   /** Fresh bot-trap fields, valid at once: sending again needs nothing else. */
   botTrap?: BotTrapFields;
+  /** The form's signed fields could not be read (signed under a secret since retired): the page's own are fetched again. */
+  renewForm?: true;
   /** The campaign (utm_* query) the post was counted for, which the form's next post carries (docs/insight.md). */
   campaign?: string;
 };

@@ -5,6 +5,7 @@ import { blockHcaptcha, fakeHcaptcha } from "./support/fake-hcaptcha";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import type { StandInClient } from "../harness/stand-in";
 import {
   afterMinimumTime,
   expect,
@@ -26,6 +27,18 @@ async function expectToastKeepingEmail(page: Page, title: string, text: string, 
   await expect(page.getByText(title)).toBeVisible();
   await expect(page.getByText(text)).toBeVisible();
   await expect(signupForm(page).email).toHaveValue(email);
+}
+
+/** A press refused as 'Página desatualizada', the e-mail kept and nothing relayed; the next press signs up. */
+async function expectStaleThenSignedUp(page: Page, standIn: StandInClient, email: string) {
+  const form = signupForm(page);
+  await form.press();
+  await expect(page.getByText("Página desatualizada")).toBeVisible();
+  await expect(form.email).toHaveValue(email);
+  expect((await standIn.received()).webhook).toHaveLength(0);
+
+  await form.press();
+  await expectSignedUpOnce(page, standIn, { email });
 }
 
 test.describe("with JavaScript and hCaptcha", () => {
@@ -220,13 +233,33 @@ test.describe("with JavaScript and hCaptcha", () => {
     await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement, value) => {
       input.value = value;
     }, old);
-    await form.press();
-    await expect(page.getByText("Página desatualizada")).toBeVisible();
-    await expect(form.email).toHaveValue(email);
-    expect((await standIn.received()).webhook).toHaveLength(0);
+    await expectStaleThenSignedUp(page, standIn, email);
+  });
 
-    await form.press();
-    await expectSignedUpOnce(page, standIn, { email });
+  test("a page rendered under a secret since retired is told so, gets the page's fresh fields by itself, and the second press signs up", async ({
+    page,
+    standIn,
+  }) => {
+    // The page as an instance rendered it before the rotation: its bot-trap time signed with the retired secret.
+    const rendered = Date.now() - MIN_SUBMIT_MS - 1_000;
+    const retired = new BotTrap(new SignedTokens("a-secret-no-instance-holds-any-more-000000")).fields(rendered);
+    await page.route(
+      (url) => url.pathname === "/" && url.search === "",
+      async (route) => {
+        const response = await route.fetch();
+        const html = await response.text();
+        const current = /"validFrom":"([^"]+)"/.exec(html)![1]!;
+        // Its data script changed, its hash in the policy no longer matches: the policy stays out of this page.
+        const headers = { ...response.headers() };
+        for (const name of ["content-encoding", "content-length", "content-security-policy"]) delete headers[name];
+        await route.fulfill({ status: 200, headers, body: html.replaceAll(current, retired.validFrom) });
+      },
+    );
+    const form = await openNearForm(page);
+    const email = uniqueEmail("segredo-antigo");
+    await form.email.fill(email);
+    await form.captcha.click();
+    await expectStaleThenSignedUp(page, standIn, email);
   });
 
   test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({

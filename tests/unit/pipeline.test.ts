@@ -605,7 +605,7 @@ describe("bot trap", () => {
     expect(standIn.received.webhook).toHaveLength(0);
   });
 
-  it("a time no secret of ours signed earns nothing a script could use: no fresh fields, no question", async () => {
+  it("a time no secret of ours signed earns nothing a script could use: no fresh fields, no question; the page's own are to be fetched", async () => {
     const { status, result } = await submit(makeSignup(), {
       email: "ana@exemplo.com.br",
       hcaptchaToken: token(),
@@ -616,10 +616,11 @@ describe("bot trap", () => {
       ok: false,
       notice: {
         title: "Página desatualizada",
-        description: "Este formulário não pode mais ser enviado. Recarregue a página e envie de novo.",
+        description: "Este formulário não pode mais ser enviado. Já o atualizamos: confira seu e-mail e envie de novo.",
       },
       email: "ana@exemplo.com.br",
       resetCaptcha: false,
+      renewForm: true,
     });
     expect(standIn.received.webhook).toHaveLength(0);
   });
