@@ -18,11 +18,11 @@ const READ_LENGTH = 4 * LABEL_LENGTH;
 
 /**
  * What a person's data looks like in a link a mailing tool or a form filled in, once normalised and unescaped: an
- * e-mail address (its `@` in any spelling), or a phone or CPF number (ten digits or more, whatever separates them
+ * e-mail address (its `@` in any spelling: full-width, percent- or HTML-escaped, `(at)`, `[arroba]`), or a phone or CPF number (ten digits or more, whatever separates them
  * but a letter: a dash of a word processor, `_`, `·`, an invisible space). A date in a campaign's name (20261126)
  * has eight.
  */
-const PERSONAL = /@|(?:\d[^\p{L}\d]*){10}/u;
+const PERSONAL = /@|&#0*64;|&#x0*40;|&commat;|[([{<]\s*(?:at|arroba)\s*[)\]}>]|(?:\d[^\p{L}\d]*){10}/u;
 /** An ASCII character still percent-encoded (a link encoded twice or more): `%2540` is `%40`, then `@`. */
 const ESCAPED_ASCII = /%([0-7][0-9a-f])/gi;
 /** No link is encoded more often than that: past it, what is left of an escape is a separator. */

@@ -42,6 +42,11 @@ describe("a campaign's label values (app/insight/attribution.server.ts)", () => 
     "maria.silva＠exemplo.com.br",
     "maria.silva%40exemplo.com.br",
     "maria.silva%2540exemplo.com.br",
+    "maria.silva&#64;exemplo.com.br",
+    "maria.silva&#x40;exemplo.com.br",
+    "maria.silva&commat;exemplo.com.br",
+    "maria.silva (at) exemplo.com.br",
+    "maria.silva[arroba]exemplo.com.br",
     "11987654321",
     "(11) 98765-4321",
     "+55 11 98765 4321",
@@ -61,6 +66,8 @@ describe("a campaign's label values (app/insight/attribution.server.ts)", () => 
   it("keeps a date in a campaign's name", () => {
     expect(labelValue("promo_20261126")).toBe("promo_20261126");
     expect(labelValue("black-friday-2026-11-27")).toBe("black-friday-2026-11-27");
+    expect(labelValue("at_home")).toBe("at_home");
+    expect(labelValue("arroba-day")).toBe("arroba-day");
   });
 
   it("reads utm_source, utm_medium and utm_campaign from the page's query, '+' as a space; an absent one is (none)", () => {
