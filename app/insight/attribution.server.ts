@@ -18,9 +18,9 @@ const READ_LENGTH = 4 * LABEL_LENGTH;
 
 /**
  * What a person's data looks like in a link a mailing tool or a form filled in, once normalised and unescaped: an
- * e-mail address (its `@` in any spelling: full-width, percent- or HTML-escaped, `(at)`, `[arroba]`), or a phone or CPF number (ten digits or more, whatever separates them
- * but a letter: a dash of a word processor, `_`, `·`, an invisible space). A date in a campaign's name (20261126)
- * has eight.
+ * e-mail address (its `@` in any spelling: full-width, percent- or HTML-escaped, `(at)`, `[arroba]`), or a phone or
+ * CPF number (ten digits or more, whatever separates them but a letter: a dash of a word processor, `_`, `·`, an
+ * invisible space). A date in a campaign's name (20261126) has eight.
  */
 const PERSONAL = /@|&#0*64;|&#x0*40;|&commat;|[([{<]\s*(?:at|arroba)\s*[)\]}>]|(?:\d[^\p{L}\d]*){10}/u;
 /** An ASCII character still percent-encoded (a link encoded twice or more): `%2540` is `%40`, then `@`. */
