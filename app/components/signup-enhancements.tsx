@@ -57,7 +57,7 @@ export default function SignupEnhancements({
   return (
     <>
       {createPortal(
-        <Toaster position="top-center" richColors closeButton visibleToasts={1} duration={4000} />,
+        <Toaster position="top-center" richColors closeButton visibleToasts={3} duration={4000} />,
         document.body,
       )}
       <div className={hidden ? "hidden" : "min-h-[78px]"}>
