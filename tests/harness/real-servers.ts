@@ -4,7 +4,7 @@
  * (scripts/ensure-test-tools.ts).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -111,8 +111,12 @@ const BALANCER_PAGES = fileURLToPath(new URL(`../../${BALANCER_PAGES_FOLDER}`, i
 export async function startNginxBalancer(upstreams: string[]): Promise<RunningNginx> {
   const nginx = requireProgram("nginx", "nginx");
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
-  chmodSync(dir, 0o755); // run as root, nginx's workers are unprivileged and write the page cache here
+  // Run as root, nginx's workers are `nobody`: they write the page cache here and read the balancer's pages from
+  // a copy here, since a checkout inside a folder only its owner may enter (root's home) is closed to them.
+  chmodSync(dir, 0o755);
   mkdirSync(join(dir, "tmp"));
+  const balancerPages = join(dir, "balancer-pages");
+  cpSync(BALANCER_PAGES, balancerPages, { recursive: true });
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
   // Each upstream block's servers become the given hosts, with that block's own parameters.
@@ -126,12 +130,12 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
     .replace(/^http \{$/m, `http {\n  ${temp}`)
     .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)
-    .replace(/alias \/usr\/share\/nginx\/balancer-pages\//, `alias ${BALANCER_PAGES}/`);
+    .replace(/alias \/usr\/share\/nginx\/balancer-pages\//, `alias ${balancerPages}/`);
   if (
     config.includes(":3000 ") ||
     !config.includes(String(port)) ||
     !config.includes(`${dir}/page-cache`) ||
-    !config.includes(BALANCER_PAGES)
+    !config.includes(balancerPages)
   )
     throw new Error("deploy/nginx.conf changed shape");
   writeFileSync(join(dir, "nginx.conf"), config);
