@@ -4,8 +4,9 @@ import { defineConfig } from "vitest/config";
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
 /**
- * Three lanes: `unit` runs the app's modules in-process (seconds, no build; `npm run test:unit` runs two files at a
- * time in processes they share, so a file puts back what it patches);
+ * Four lanes: `unit` runs the app's modules in-process (seconds, no build, no program but Node; `npm run test:unit`
+ * runs two files at a time in processes they share, so a file puts back what it patches); `prometheus` checks the
+ * shipped Prometheus configuration, alert rules and dashboard queries with promtool;
  * `server` starts the built server as `npm start` does, with redis-server,
  * nginx and Java where a suite needs them; `engines` signs up in Firefox and
  * WebKit against the built server.
@@ -14,6 +15,15 @@ export default defineConfig({
   test: {
     projects: [
       { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      {
+        resolve: { alias },
+        test: {
+          name: "prometheus",
+          include: ["tests/prometheus/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+        },
+      },
       {
         resolve: { alias },
         test: {
