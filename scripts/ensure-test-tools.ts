@@ -72,6 +72,16 @@ function run(command: string, args: string[]): boolean {
   }
 }
 
+// The suite proves the Node the image ships; package.json's `engines` names the same floor.
+const NODE_FLOOR = 24;
+if (Number(process.versions.node.split(".")[0]) < NODE_FLOOR) {
+  console.error(
+    `test tools: Node ${NODE_FLOOR} or later is needed, this is ${process.version}: ` +
+      `\`npm install --prefix ~/node${NODE_FLOOR} node@${NODE_FLOOR}\` and put ~/node${NODE_FLOOR}/node_modules/.bin first on PATH`,
+  );
+  process.exit(1);
+}
+
 let missing = TOOLS.filter((tool) => !tool.found());
 if (missing.length > 0 && rootOnDebian) {
   console.log(`test tools: installing ${missing.map((tool) => tool.debianPackage).join(", ")} (apt-get)`);
