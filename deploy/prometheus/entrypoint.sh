@@ -4,7 +4,9 @@
 set -eu
 if [ -z "${METRICS_TOKEN:-}" ]; then
   echo "set METRICS_TOKEN (at least 16 characters): the apps show /metrics only to it, and Prometheus sends it" >&2
-  exit 1
+  # A refusal is final: exit 0, so that compose's `restart: on-failure` leaves the container stopped instead of
+  # repeating the line, while a crash of Prometheus itself (non-zero) is restarted.
+  exit 0
 fi
 umask 077
 printf '%s' "$METRICS_TOKEN" > /etc/prometheus/metrics-token

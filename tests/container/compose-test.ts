@@ -372,16 +372,26 @@ async function main(): Promise<void> {
     },
   );
 
-  await check("the monitoring profile's Prometheus refuses to start without METRICS_TOKEN, naming it", async () => {
-    await composeWith({ ...env, METRICS_TOKEN: "" }, "up", "-d", "--no-deps", "prometheus");
-    await until(async () => (await compose("logs", "--no-color", "prometheus")).includes("set METRICS_TOKEN"), {
-      what: "Prometheus refusing to start",
-      timeoutMs: 30_000,
-      intervalMs: 500,
-    });
-    // Its restart policy keeps starting it again, which a teardown can race: removed now.
-    await compose("rm", "--force", "--stop", "prometheus");
-  });
+  await check(
+    "the monitoring profile's Prometheus refuses once without METRICS_TOKEN, naming it, and stays stopped",
+    async () => {
+      await composeWith({ ...env, METRICS_TOKEN: "" }, "up", "-d", "--no-deps", "prometheus");
+      const id = (await compose("ps", "-a", "-q", "prometheus")).trim();
+      const state = () => cli("docker", ["inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", id]);
+      await until(async () => (await state()).startsWith("exited"), {
+        what: "Prometheus stopping",
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      });
+      // Long enough for a restart policy that would start it again to have done so.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      assert((await state()).trim() === "exited 0", `Prometheus: ${await state()}`);
+      const lines = (await compose("logs", "--no-color", "prometheus"))
+        .split("\n")
+        .filter((line) => line.includes("set METRICS_TOKEN"));
+      assert(lines.length === 1, `the refusal was logged ${lines.length} times`);
+    },
+  );
 }
 
 try {
