@@ -19,13 +19,8 @@ const created: string[] = [];
 const SECRET = "container-test-secret-0123456789abcdef";
 
 /** Posts the form as a browser would, with the bot-trap fields of a visitor who took a person's time. */
-async function signUp(
-  origin: string,
-  email: string,
-  hcaptchaToken: string,
-  userAgent = "container-test",
-): Promise<Response> {
-  return postSignup(origin, { ...visitorFields(SECRET), email, hcaptchaToken }, { userAgent });
+async function signUp(origin: string, email: string, hcaptchaToken: string): Promise<Response> {
+  return postSignup(origin, { ...visitorFields(SECRET), email, hcaptchaToken }, { userAgent: "container-test" });
 }
 
 async function startContainer(env: Record<string, string>): Promise<{ id: string; origin: string }> {
@@ -80,29 +75,11 @@ async function main(): Promise<void> {
       await docker("exec", app.id, ...test.slice(1));
     });
 
-    await check("/ answers 200 with the page, an unknown path 404", async () => {
-      const page = await fetch(`${app.origin}/`);
-      assert(page.status === 200, `/ answered ${page.status}`);
-      assert((await page.text()).includes("Toda a sua previdência privada em um só app"), "page text missing");
-      const missing = await fetch(`${app.origin}/planos/nao-existe`);
-      assert(missing.status === 404, `unknown path answered ${missing.status}`);
-      assert((await missing.text()).includes("Oops! Page not found"), "404 text missing");
-    });
-
-    await check("a sign-up through the form's endpoint reaches the webhook with the exact body", async () => {
-      const response = await signUp(app.origin, "ana@exemplo.com.br", "P1_container-token", "container-test/1.0");
+    await check("a sign-up through the form's endpoint reaches the webhook", async () => {
+      const response = await signUp(app.origin, "ana@exemplo.com.br", "P1_container-token");
       assert(response.status === 200, `sign-up answered ${response.status}`);
-      assert(standIn.received.webhook.length === 1, `webhook received ${standIn.received.webhook.length} requests`);
-      const [received] = standIn.received.webhook;
-      assert(received!.headers["content-type"] === "application/json", "not JSON");
-      const body = JSON.parse(received!.raw) as Record<string, string>;
-      assert(
-        JSON.stringify(Object.keys(body)) === JSON.stringify(["email", "hcaptchaToken", "source", "ts", "userAgent"]),
-        `fields ${Object.keys(body).join(",")}`,
-      );
-      assert(body.email === "ana@exemplo.com.br" && body.hcaptchaToken === "P1_container-token", received!.raw);
-      assert(body.source === "prevly-landing" && body.userAgent === "container-test/1.0", received!.raw);
-      assert(new Date(body.ts!).toISOString() === body.ts, `ts ${body.ts}`);
+      const emails = standIn.received.webhook.map((hit) => (JSON.parse(hit.raw) as { email: string }).email);
+      assert(emails.join() === "ana@exemplo.com.br", `the webhook received ${emails.join() || "nothing"}`);
     });
 
     await check("the server runs as a non-root user", async () => {
@@ -132,16 +109,6 @@ async function main(): Promise<void> {
       const line = await docker("exec", sink.id, "cat", "/app/data/signups.jsonl");
       assert(line.includes('"email":"bia@exemplo.com.br"'), `file holds: ${line}`);
       await docker("stop", "-t", "10", sink.id);
-    });
-
-    await check("the dead-letter command runs in the image without npm, and says what it lacks", async () => {
-      // Detached, then waited for: podman's Docker API reports 0 for a foreground run whatever its exit code.
-      const id = await docker("run", "-d", "--entrypoint", "node", IMAGE, "build/dead-letters.js", "list");
-      created.push(id);
-      const exitCode = await docker("wait", id);
-      const { stdout, stderr } = await run("docker", ["logs", id]);
-      assert(exitCode === "1", `exit code ${exitCode}`);
-      assert(`${stdout}${stderr}`.includes("REDIS_URL is not set"), `logs: ${stdout}${stderr}`);
     });
 
     await check("an invalid WEBHOOK_URL stops the container at once with one clear log line", async () => {
