@@ -8,7 +8,7 @@ export type Bounds = {
 };
 
 /** Labels as they may be counted, and whether they name a series the metric did not hold yet. */
-export type Bounded<L> = { labels: L; first: boolean };
+type Bounded<L> = { labels: L; first: boolean };
 
 type Labels = Record<string, string>;
 
