@@ -32,6 +32,11 @@ export class SignedTokens {
     return macUnder(this.keys[purpose], parts);
   }
 
+  /** `mac` under each secret a token may have been signed with, the current one first. */
+  macsUnderEach(purpose: TokenPurpose, parts: ReadonlyArray<string | number>): string[] {
+    return this.readable.map((keys) => macUnder(keys[purpose], parts));
+  }
+
   /** In constant time. */
   verify(purpose: TokenPurpose, parts: ReadonlyArray<string | number>, mac: string): boolean {
     const given = Buffer.from(mac);
