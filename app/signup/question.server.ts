@@ -111,8 +111,9 @@ export class FallbackQuestions {
     const parsed = this.live(token, now);
     if (!parsed) return null;
     const { id, expiresAt, mac } = parsed;
-    const asked = this.sumsOf(id).find(({ answer }) => this.tokens.verify("question", [id, expiresAt, answer], mac));
-    return asked ? { text: asked.text, token } : null;
+    const sums = this.sumsOf(id);
+    const signer = this.tokens.signerOf("question", (secret) => [id, expiresAt, sums[secret]!.answer], mac);
+    return signer === -1 ? null : { text: sums[signer]!.text, token };
   }
 
   /** Against the token's MAC and expiry alone: nothing is counted, so forged ids never reach the bookkeeping. */

