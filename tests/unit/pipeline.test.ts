@@ -9,7 +9,6 @@ import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.
 import { Signup } from "~/signup/pipeline.server";
 import {
   FallbackQuestions,
-  NUMBER_WORDS,
   QUESTION_RELAYS_PER_ADDRESS,
   QUESTION_RELAYS_PER_MINUTE,
   QUESTION_RELAYS_PER_NETWORK,
@@ -331,15 +330,6 @@ describe("the fallback question", () => {
       email: "ana@exemplo.com.br",
       hcaptchaToken: "",
     });
-  });
-
-  it("accepts the answer written in words", async () => {
-    const signup = makeSignup();
-    const { challengeToken, challengeAnswer } = answered(signup);
-    const inWords = NUMBER_WORDS[Number(challengeAnswer)]!.toUpperCase();
-    expect(
-      (await submit(signup, { email: "ana@exemplo.com.br", challengeToken, challengeAnswer: inWords })).status,
-    ).toBe(200);
   });
 
   it("a wrong answer → 400 with a clear message and a new question, e-mail kept", async () => {
