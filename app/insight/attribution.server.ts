@@ -17,36 +17,16 @@ export const LABEL_LENGTH = 40;
 const READ_LENGTH = 4 * LABEL_LENGTH;
 
 /**
- * What a person's data looks like in a link a mailing tool or a form filled in, once normalised and unescaped: an
- * e-mail address (its `@` in any spelling: full-width, percent- or HTML-escaped, `(at)`, `[arroba]`), or a phone or
- * CPF number (ten digits or more, whatever separates them but a letter: a dash of a word processor, `_`, `·`, an
- * invisible space). A date in a campaign's name (20261126) has eight.
- */
-const PERSONAL = /@|&#0*64;|&#x0*40;|&commat;|[([{<]\s*(?:at|arroba)\s*[)\]}>]|(?:\d[^\p{L}\d]*){10}/u;
-/** An ASCII character still percent-encoded (a link encoded twice or more): `%2540` is `%40`, then `@`. */
-const ESCAPED_ASCII = /%([0-7][0-9a-f])/gi;
-/** No link is encoded more often than that: past it, what is left of an escape is a separator. */
-const UNESCAPE_ROUNDS = 4;
-
-/** `text` with what is still percent-encoded in it decoded, for PERSONAL to read what a person would. */
-function unescaped(text: string): string {
-  for (let round = 0; round < UNESCAPE_ROUNDS; round++) {
-    const next = text.replace(ESCAPED_ASCII, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    if (next === text) break;
-    text = next;
-  }
-  return text.replace(/%[0-9a-f]{2}/gi, " ");
-}
-
-/**
  * A label value from what a visitor's address says: accents dropped, lower case, runs of anything but
- * `a-z 0-9 . _ -` made one `_`, cut to LABEL_LENGTH; null when nothing is left. A value that looks like a person's
- * data (PERSONAL) is OTHER: it must not become a label.
+ * `a-z 0-9 . _ -` made one `_`, cut to LABEL_LENGTH; null when nothing is left. Whether it may be shown is the
+ * bounds' question (bounded-labels.server.ts): a campaign's only once a sign-up vouched for it.
  */
 export function labelValue(raw: string): string | null {
-  const normalised = raw.slice(0, READ_LENGTH).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
-  if (PERSONAL.test(unescaped(normalised))) return OTHER;
-  const value = normalised
+  const value = raw
+    .slice(0, READ_LENGTH)
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, "_")
     .slice(0, LABEL_LENGTH)
     .replace(/^_+|_+$/g, "");
@@ -71,14 +51,18 @@ export function campaignQueryOfPost(url: string, referer: string | null): URLSea
 
 /**
  * The referring site as a label: its host name without `www.`, DIRECT when there is none, SELF when it is
- * `ownHost` (the request's `Host`, port ignored).
+ * `ownHost` (the request's `Host`, port ignored), OTHER when it is no site's name (HOST_NAME).
  */
 export function referringSite(hostname: string | null | undefined, ownHost: string | null | undefined): string {
   const host = hostname?.trim().toLowerCase().replace(/\.$/, "");
   if (!host) return DIRECT;
   if (host === hostnameOf(ownHost)) return SELF;
-  return labelValue(host.replace(/^www\./, "")) ?? DIRECT;
+  const site = host.replace(/^www\./, "");
+  return HOST_NAME.test(site) ? labelValue(site)! : OTHER;
 }
+
+/** A site's name: dot-separated labels ending in letters (or an A-label), never a number, a phrase or an address. */
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 
 /** The host name of a `Referer` header: null when there is none or it is no address. */
 export const refererHost = (referer: string | null | undefined) => URL.parse(referer ?? "")?.hostname || null;

@@ -3,12 +3,14 @@ import { OTHER } from "./attribution.server";
 export type Bounds = {
   /** Distinct values each label may hold per instance; past it a new value is OTHER, unless proven (below). */
   valuesPerLabel: number;
+  /** Labels whose values are OTHER until proven: what anyone may type is a label only once the team vouched for it. */
+  provenOnly: readonly string[];
   /** Distinct series each metric may hold per instance; a new one past it has OTHER in every bounded label. */
   seriesPerMetric: number;
 };
 
 /** Labels as they may be counted, and whether they name a series the metric did not hold yet. */
-export type Bounded<L> = { labels: L; first: boolean };
+type Bounded<L> = { labels: L; first: boolean };
 
 type Labels = Record<string, string>;
 
@@ -72,7 +74,7 @@ export class BoundedLabels {
     if (isOurs(value)) return value;
     const known = this.known(label);
     if (known.has(value)) return value;
-    if (known.size >= this.bounds.valuesPerLabel) return OTHER;
+    if (known.size >= this.bounds.valuesPerLabel || this.bounds.provenOnly.includes(label)) return OTHER;
     known.set(value, false);
     return value;
   }

@@ -11,8 +11,11 @@ import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
  */
 export const VIEW_COUNTED_HEADER = "x-view-counted";
 
-/** Sized for a launch's few dozen campaigns and referring sites (docs/insight.md, "Bounded"). */
-export const BOUNDS: Bounds = { valuesPerLabel: 50, seriesPerMetric: 200 };
+/**
+ * Sized for a launch's few dozen campaigns and referring sites (docs/insight.md, "Bounded"). A campaign's values are
+ * labels only once a sign-up carried them: anything else anyone types, a person's data among it, is (other).
+ */
+export const BOUNDS: Bounds = { valuesPerLabel: 50, seriesPerMetric: 200, provenOnly: CAMPAIGN_PARAMS };
 
 /** A beacon carries three short parameters and a host name. */
 const BEACON_MAX_BYTES = 1024;
@@ -32,6 +35,7 @@ export class Insight {
   private readonly reached;
   private readonly posts;
   private readonly accepted;
+  private readonly pressed;
 
   constructor(private readonly registry: Registry) {
     this.views = this.counter(
@@ -56,6 +60,11 @@ export class Insight {
       CAMPAIGN_PARAMS,
       ["javascript"],
     );
+    this.pressed = new Counter({
+      name: "form_pressed_total",
+      help: "Presses of the form's 'Cadastrar', at most one per sender's network (IPv4 address, IPv6 /48) an hour",
+      registers: [registry],
+    });
   }
 
   /** The page the app answered itself (entry.server.tsx): a view, unless the shipped nginx counted it. */
@@ -89,10 +98,12 @@ export class Insight {
   };
 
   /**
-   * A post the sign-up pipeline answered with `outcome`, counted for the campaign of the page it came from; that
-   * campaign, as a query for the form to carry into its next post.
+   * A post the sign-up pipeline answered with `outcome`, counted for the campaign of the page it came from (and, when
+   * `pressed`, as a visitor's press, for PrevlyFormBroken); that campaign, as a query for the form to carry into its
+   * next post.
    */
-  signupPosted(request: Request, outcome: string): string {
+  signupPosted(request: Request, outcome: string, pressed: boolean): string {
+    if (pressed) this.pressed.inc();
     const query = campaignQueryOfPost(request.url, request.headers.get("referer"));
     const campaign = campaignOf(query);
     // Remix's script posts as a data request; a plain form post is the page without JavaScript.

@@ -32,8 +32,8 @@ export function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const { status, result, outcome } = await signup.handle(request);
-  const campaign = insight.signupPosted(request, outcome);
+  const { status, result, outcome, pressed } = await signup.handle(request);
+  const campaign = insight.signupPosted(request, outcome, pressed);
   return json({ ...result, campaign }, { status, headers: { "Cache-Control": "no-store" } });
 }
 

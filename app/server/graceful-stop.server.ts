@@ -6,7 +6,7 @@ import { logEvent } from "./log.server";
 // docs/signup.md, "Limits").
 export const DRAIN_LIMIT_MS = 9_000;
 /** For the last answers to flush. */
-export const ANSWER_MARGIN_MS = 500;
+const ANSWER_MARGIN_MS = 500;
 /** For one sign-up's outgoing calls in all; Redis answers the records after them in milliseconds (decision 003). */
 export const SIGNUP_TIME_BUDGET_MS = DRAIN_LIMIT_MS - ANSWER_MARGIN_MS;
 

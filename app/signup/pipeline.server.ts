@@ -10,7 +10,9 @@ import { BOT_TRAP_FIELDS, BotTrap } from "./bot-trap.server";
 import { CaptchaVerifier } from "./captcha.server";
 import { normalizeEmail } from "./email.server";
 import { answerFor, isSuccess, logFieldsOf, outcomeOf, type PlainCode, type SignupOutcome } from "./outcomes.server";
+import { networkKey } from "./network.server";
 import { FallbackQuestions, questionRelayBudget } from "./question.server";
+import { RelayPace } from "./relay-pace.server";
 import { ReplayGuard } from "./replay-guard.server";
 import { BodyError, readUrlEncodedForm } from "./request-body.server";
 import { FIELD, type FormTokens, type SignupResult } from "./result";
@@ -27,6 +29,8 @@ const CLAIM_MARGIN_MS = 1_000;
 const REPLAY_MEMORY_MS = 60 * 60 * 1000;
 /** The list cannot be used to flood someone's inbox with the automation's confirmation e-mails. */
 const EMAIL_RELAY_INTERVAL_MS = 24 * 60 * 60 * 1000;
+/** PrevlyFormBroken's window: within it a network's presses are one visitor's, so a script cannot pass for a crowd. */
+const PRESS_MEMORY_SECONDS = 60 * 60;
 
 /** The question's verdicts as refusals: its budgets hold for the deployment, so they close while Redis is away. */
 const refusalOf = (verdict: "allowed" | "limited" | "unavailable"): PlainCode | null =>
@@ -37,12 +41,13 @@ const SINGLE_FIELDS = [...Object.values(FIELD), ...BOT_TRAP_FIELDS];
 
 type Proof = { kind: "captcha"; token: string } | { kind: "question"; token: string; answer: string };
 
-/** A submission that passed the cheap checks; `address` is what its sender is limited by (clientKey). */
+/** A submission that passed the cheap checks; `address` and `network` are what its sender is limited by. */
 type Candidate = {
   email: string;
   proof: Proof;
   remoteIp: string | null;
   address: string;
+  network: string;
   userAgent: string;
   ts: string;
 };
@@ -56,6 +61,8 @@ class Visit {
   typedAnswer = { token: "", answer: "" };
   /** The post carried the page's own bot-trap fields: only such a post earns fresh ones. */
   fromPage = false;
+  /** A press of the form's 'Cadastrar' (its bot-trap fields came), the first from its network in PRESS_MEMORY_SECONDS. */
+  pressed = false;
   /** The captcha token went out to siteverify or the webhook: the widget must make a new one. */
   captchaSpent = false;
   /** For the sign-up's outgoing calls: SIGNUP_TIME_BUDGET_MS after admission. */
@@ -73,6 +80,8 @@ export class Signup {
   private readonly relayCeiling;
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
   private readonly questionRelays;
+  private readonly presses;
+  private readonly pace = new RelayPace();
   /** One set of tokens per shared render: the page and its data request hand out the same. */
   readonly formTokens: (now?: number) => FormTokens;
 
@@ -97,6 +106,12 @@ export class Signup {
       whenAway: "local",
     });
     this.questionRelays = questionRelayBudget(state);
+    this.presses = state.limit({
+      name: "form-presses",
+      points: 1,
+      durationSeconds: PRESS_MEMORY_SECONDS,
+      whenAway: "local",
+    });
     const relayed: SignupOutcome = { code: "relayed" };
     const guard = { holdMs: SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS, relayed, isRelay: isSuccess };
     this.replays = new ReplayGuard<SignupOutcome>(state.ledger, { ...guard, rememberMs: REPLAY_MEMORY_MS });
@@ -124,6 +139,9 @@ export class Signup {
     const field = (name: string) => form.get(name) ?? "";
     visit.typedEmail = field(FIELD.email).slice(0, 512);
     visit.typedAnswer = { token: field(FIELD.questionToken).trim(), answer: field(FIELD.questionAnswer).slice(0, 512) };
+    // Whatever the trap makes of it: a form refused as unreadable or as a bot's is how a broken deployment looks.
+    if (BOT_TRAP_FIELDS.some((name) => form.has(name)))
+      visit.pressed = (await this.presses.take(networkKey(remoteIp))).verdict === "allowed";
 
     // Admitted only once the body is read: a visitor still uploading when a stop begins is not waited for
     // (decision 003).
@@ -149,6 +167,7 @@ export class Signup {
       proof,
       remoteIp,
       address: clientKey(remoteIp),
+      network: networkKey(remoteIp),
       userAgent: (request.headers.get("user-agent") ?? "").slice(0, MAX_USER_AGENT_LENGTH).replace(FORMULA_START, ""),
       ts: new Date().toISOString(),
     };
@@ -180,32 +199,37 @@ export class Signup {
 
   /** Once per submission across every instance (the replay guard sees to it). */
   private async verifyAndRelay(candidate: Candidate, visit: Visit): Promise<SignupOutcome> {
-    // The budgets are spent by a relay alone, so answers that relay nothing new cannot exhaust them; every answer asks
-    // whether they are left first, so an address already listed is refused exactly when a new one is, and a refusal
-    // tells nobody who is on the list. A question's answer is counted only once it may go through.
-    const refusal =
-      (await this.verify(candidate, visit.deadline)) ??
-      (await this.budgets(candidate, "peek")) ??
-      (await this.spendAnswer(candidate));
+    // The budgets and a question's answers are spent by a relay alone, so answers that relay nothing new cannot exhaust
+    // them; every answer asks whether they are left first, so an address already listed is refused exactly when a new
+    // one is, and a refusal tells nobody who is on the list.
+    const refusal = (await this.verify(candidate, visit.deadline)) ?? (await this.budgets(candidate, "peek"));
     if (refusal) return { code: refusal };
     const signupId = ReplayGuard.keyOf(candidate.email, "first relay of the day");
+    const startedAt = Date.now();
     const once = await this.emails.once(signupId, async () => {
       const spent = await this.budgets(candidate, "spend");
-      return spent ? { code: spent } : this.relayOnce(candidate, signupId, visit.deadline);
+      if (spent) return { code: spent };
+      const outcome = await this.relayOnce(candidate, signupId, visit.deadline);
+      if (isSuccess(outcome)) this.pace.record(Date.now() - startedAt);
+      return outcome;
     });
     if (once.kind === "unavailable") return { code: "store-unavailable", detail: once.why };
-    return once.duplicate && isSuccess(once.outcome) ? { code: "known-email" } : once.outcome;
+    if (!once.duplicate || !isSuccess(once.outcome)) return once.outcome;
+    // Answered when a new address would be: the clock must not tell who is listed either.
+    await this.pace.waitFrom(startedAt, visit.deadline);
+    return { code: "known-email" };
   }
 
   /**
-   * The relays the question may make (its sender's share, the deployment's) and the relay ceiling (direct mode).
-   * `peek` asks whether they are left, `spend` takes one of each; null when they allow.
+   * The relays the question may make (its sender's shares, the deployment's), the question's own answers, and the relay
+   * ceiling (direct mode). `peek` asks whether they are left, `spend` takes one of each; null when they allow.
    */
-  private async budgets({ proof, address }: Candidate, how: "peek" | "spend"): Promise<PlainCode | null> {
+  private async budgets(candidate: Candidate, how: "peek" | "spend"): Promise<PlainCode | null> {
+    const { proof } = candidate;
     if (proof.kind === "question") {
       const verdict =
-        how === "peek" ? await this.questionRelays.open(address) : await this.questionRelays.spend(address);
-      const refusal = refusalOf(verdict);
+        how === "peek" ? await this.questionRelays.open(candidate) : await this.questionRelays.spend(candidate);
+      const refusal = refusalOf(verdict) ?? (await this.answerOf(proof.token, how));
       if (refusal) return refusal;
     }
     if (this.delivery.queued) return null;
@@ -214,10 +238,9 @@ export class Signup {
     return verdict === "allowed" ? null : "rate-limited-relay-ceiling";
   }
 
-  /** One of the question's few correct answers (a render's visitors share it); null for a captcha. */
-  private async spendAnswer({ proof }: Candidate): Promise<PlainCode | null> {
-    if (proof.kind !== "question") return null;
-    const verdict = await this.questions.spendAnswer(proof.token);
+  /** One of the question's few correct answers (a render's visitors share them): whether one is left, or taking it. */
+  private async answerOf(token: string, how: "peek" | "spend"): Promise<PlainCode | null> {
+    const verdict = how === "peek" ? await this.questions.answerLeft(token) : await this.questions.spendAnswer(token);
     if (verdict === "correct") return null;
     return verdict === "unavailable" ? "question-store-unavailable" : "question-expired";
   }
@@ -271,6 +294,6 @@ export class Signup {
       result.botTrap = this.botTrap.fields(Date.now(), { resend: true });
     }
     if (outcome.code === "form-unreadable") result.renewForm = true;
-    return { status, result, outcome: outcome.code };
+    return { status, result, outcome: outcome.code, pressed: visit.pressed };
   }
 }

@@ -32,11 +32,24 @@ export class SignedTokens {
     return macUnder(this.keys[purpose], parts);
   }
 
+  /** `mac` under each secret a token may have been signed with, the current one first. */
+  macsUnderEach(purpose: TokenPurpose, parts: ReadonlyArray<string | number>): string[] {
+    return this.readable.map((keys) => macUnder(keys[purpose], parts));
+  }
+
   /** In constant time. */
   verify(purpose: TokenPurpose, parts: ReadonlyArray<string | number>, mac: string): boolean {
+    return this.signerOf(purpose, () => parts, mac) !== -1;
+  }
+
+  /**
+   * Which secret signed `mac` (0: the current one, 1: the previous one), over the parts `partsFor` gives for that
+   * secret (a question's answer depends on it); -1 for none. In constant time.
+   */
+  signerOf(purpose: TokenPurpose, partsFor: (secret: number) => ReadonlyArray<string | number>, mac: string): number {
     const given = Buffer.from(mac);
-    return this.readable.some((keys) => {
-      const expected = Buffer.from(macUnder(keys[purpose], parts));
+    return this.readable.findIndex((keys, secret) => {
+      const expected = Buffer.from(macUnder(keys[purpose], partsFor(secret)));
       return given.length === expected.length && timingSafeEqual(expected, given);
     });
   }

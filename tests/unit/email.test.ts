@@ -31,6 +31,7 @@ describe("addresses people really use are accepted, in one spelling", () => {
     ["ana@123.exemplo.com", "ana@123.exemplo.com"],
     [`${"a".repeat(64)}@exemplo.com`, `${"a".repeat(64)}@exemplo.com`],
     ["maría.josé@correo.es", "maría.josé@correo.es"],
+    [`${"a".repeat(64)}@${"b".repeat(185)}.com`, `${"a".repeat(64)}@${"b".repeat(185)}.com`],
   ])("%j → %j", (typed, normalised) => {
     expect(normalizeEmail(typed)).toBe(normalised);
   });
@@ -96,6 +97,9 @@ describe("anything else is refused", () => {
       "an address over 254 characters",
       `ana@${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.${"e".repeat(10)}.com`,
     ],
+    ["an address of 255 characters", `${"a".repeat(64)}@${"b".repeat(186)}.com`],
+    ["two dots in the domain", "ana@exemplo..com"],
+    ["no domain", "ana@"],
     ["only spaces", "   "],
     ["nothing", ""],
   ])("%s", (_reason, typed) => {

