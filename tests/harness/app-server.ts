@@ -73,6 +73,8 @@ export async function startApp(env: Record<string, string>, options: StartOption
     await waitForOk(`${origin}/healthz`, { gaveUp });
     if (env.REDIS_URL) await waitForOk(`${origin}/readyz`, { gaveUp });
   } catch (error) {
+    // A server left running would take later tests' queued jobs from the same Redis.
+    child.kill("SIGKILL");
     throw new Error(`${(error as Error).message}\n${output}`);
   }
 
