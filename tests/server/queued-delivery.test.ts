@@ -5,7 +5,7 @@ import { QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
-import { startRedis } from "../harness/real-servers";
+import { startRedis, type RunningRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
 import { answers, mapConcurrently, until } from "../harness/wait";
@@ -175,11 +175,29 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
       .split("\n")
       .filter((line) => line.startsWith(`[config] warning: ${warning}`));
 
+  /**
+   * Resolves once `app` has read `server`'s settings three more times, probing /readyz meanwhile (it reads them at
+   * most once a second). Each read is three CONFIG GETs, which Redis counts under `stat`.
+   */
+  async function settingsReadThrice(
+    app: RunningApp,
+    server: RunningRedis,
+    stat: "cmdstat_config|get" | "errorstat_ERR",
+  ) {
+    const counted = async () => {
+      const line = (await server.cli("INFO", "all")).split("\n").find((counter) => counter.startsWith(`${stat}:`));
+      return Number(/=(\d+)/.exec(line ?? "")?.[1] ?? 0);
+    };
+    const before = await counted();
+    await until(async () => (await answers(`${app.origin}/readyz`), (await counted()) >= before + 9), {
+      what: "Redis's settings read three more times",
+    });
+  }
+
   it("a Redis that persists nothing is warned of once; one with an append-only log is not", async () => {
     const app = await start();
     await app.printed(/Redis persists nothing/);
-    // Each probe reads Redis's settings again (at most once a second).
-    for (let probe = 0; probe < 3; probe++) await send(app, `probe${probe}@exemplo.com.br`);
+    await settingsReadThrice(app, redis(), "cmdstat_config|get");
     expect(warnings(app, "Redis persists nothing")).toHaveLength(1);
     const persistent = await startRedis({ persistent: true });
     try {
@@ -213,8 +231,9 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
     try {
       const app = await start({ REDIS_URL: managed.url });
       await app.printed(/Redis refuses CONFIG GET/);
-      for (let probe = 0; probe < 3; probe++) await send(app, `gerenciado${probe}@exemplo.com.br`);
+      await settingsReadThrice(app, managed, "errorstat_ERR");
       expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
+      await send(app, "gerenciado@exemplo.com.br");
       await delivered(1);
       await app.stop(); // before its Redis, or its stop waits for it
     } finally {
