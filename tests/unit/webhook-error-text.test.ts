@@ -56,7 +56,6 @@ describe("the webhook's error message shown to visitors", () => {
   it.each([
     ["the first 18 characters of an n8n path's UUID", N8N_UUID, "no route 3f2a9c1e-7b4d-4e8a"],
     ["the UUID's first groups, split apart", N8N_UUID, "no route 3f2a 9c1e 7b4d 4e8a"],
-    ["a prefix of a named path", N8N_NAMED, "no route prevly-sig"],
     ["the query value in base64", N8N_UUID, `refused: ${Buffer.from("paneriquce").toString("base64")}`],
     ["the query value in full width", N8N_UUID, "refused: ｐａｎｅｒｉｑｕｃｅ"],
     ["the host as an IPv4-mapped IPv6 address", N8N_LOCAL, "connect ::ffff:7f00:1 refused"],
@@ -103,7 +102,6 @@ describe("the webhook's error message shown to visitors", () => {
       `auth ${Buffer.from("usuario:~~~>>>").toString("base64url")} refused`,
     ],
     ["an international host in its Unicode spelling", "https://例え.テスト/h/abcdef", "例え.テスト refused"],
-    ["a long path segment glued to other characters", WEBHOOK, "no route 5f1c-segredo-9a2b2"],
     ["a long path segment with soft hyphens and zero-width spaces", WEBHOOK, "no route 5f1c\u00ad-segredo\u200b-9a2b"],
     ["a long path segment in capitals", WEBHOOK, "NO ROUTE 5F1C-SEGREDO-9A2B"],
     [
