@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { ROOT } from "./app-server";
 
 const GRAFANA = join(ROOT, "deploy/grafana");
-export const DASHBOARDS = join(GRAFANA, "dashboards");
+const DASHBOARDS = join(GRAFANA, "dashboards");
 
 type Target = { refId: string; expr: string; datasource?: { uid?: string } };
 export type Panel = { id: number; type: string; title: string; datasource?: { uid?: string }; targets?: Target[] };

@@ -1,6 +1,7 @@
 import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { text } from "node:stream/consumers";
 
 /** How the stand-in webhook answers the next requests. */
 export type WebhookBehaviour = {
@@ -16,8 +17,6 @@ export type WebhookBehaviour = {
   headers?: Record<string, string>;
   /** Keep each answer until `releaseWebhook` lets it go: a slow automation that answers when the test says. */
   hold?: boolean;
-  /** Answer the first attempt of every n-th submission (by Idempotency-Key) 503 instead. */
-  failFirstAttemptOfEvery?: number;
   /** What is wrong with the answer's body once its status line is sent: a byte every 100 ms for `trickleMs`, less
    * than its Content-Length before the connection drops, or labelled gzip without being gzip. */
   bodyFault?: { trickleMs: number } | "cut-short" | "false-gzip";
@@ -72,12 +71,9 @@ export class StandIn {
   private readonly arrivals = new EventEmitter();
   private webhookAnswersDone = 0;
 
-  /** Submissions (Idempotency-Keys) seen so far, for `failFirstAttemptOfEvery`. */
-  private readonly keysSeen = new Set<string>();
-
   /** The e-mail of every body the webhook received, in order. */
   relayedEmails(): string[] {
-    return emailsOf(this.received);
+    return this.received.webhook.map((hit) => (hit.body as { email: string }).email);
   }
 
   /** The e-mail of every body the webhook accepted (2xx), once per Idempotency-Key: what an automation keeps. */
@@ -137,7 +133,6 @@ export class StandIn {
     this.siteverifyPeak = 0;
     this.releaseSiteverify();
     this.releaseWebhook();
-    this.keysSeen.clear();
   }
 
   async stop(): Promise<void> {
@@ -149,7 +144,7 @@ export class StandIn {
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await readBody(request);
+    const raw = await text(request);
     const path = (request.url ?? "").split("?")[0];
     if (request.method === "POST" && path === WEBHOOK_PATH) return this.answerWebhook(request, raw, response);
     if (request.method === "POST" && path === SITEVERIFY_PATH) return this.answerSiteverify(raw, response);
@@ -181,29 +176,12 @@ export class StandIn {
 
   private async writeWebhookAnswer(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.webhook;
-    let body: unknown = null;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = null;
-    }
-    const hit: ReceivedWebhook = { headers: request.headers, raw, body, at: Date.now(), status: 0 };
+    const hit: ReceivedWebhook = { headers: request.headers, raw, body: parsedOrNull(raw), at: Date.now(), status: 0 };
     this.received.webhook.push(hit);
     this.arrivals.emit("webhook");
-    const key = String(request.headers["idempotency-key"] ?? "");
-    const firstAttempt = !this.keysSeen.has(key);
-    this.keysSeen.add(key);
-    if (
-      behaviour.failFirstAttemptOfEvery &&
-      firstAttempt &&
-      this.keysSeen.size % behaviour.failFirstAttemptOfEvery === 0
-    ) {
-      hit.status = 503;
-      response.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end("Service Unavailable");
-      return;
-    }
     if (behaviour.delayMs) await sleep(behaviour.delayMs, response);
-    if (behaviour.hold) await heldUntilReleased(this.heldWebhook, (body as { email?: string })?.email ?? "", response);
+    if (behaviour.hold)
+      await heldUntilReleased(this.heldWebhook, (hit.body as { email?: string })?.email ?? "", response);
     if (response.destroyed) return;
     if (behaviour.reset) {
       request.socket.destroy();
@@ -266,10 +244,6 @@ function release(held: Map<() => void, string>, which: number | string): string[
   return chosen.map(([letGo, label]) => (letGo(), label));
 }
 
-function emailsOf(received: StandIn["received"]): string[] {
-  return received.webhook.map((hit) => (hit.body as { email: string }).email);
-}
-
 export function deliveredOf(received: StandIn["received"]): string[] {
   const delivered = new Map<string, string>();
   for (const hit of received.webhook) {
@@ -280,13 +254,12 @@ export function deliveredOf(received: StandIn["received"]): string[] {
   return [...delivered.values()];
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
+function parsedOrNull(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
 }
 
 /** Resolves on the first of "drain" and "close", leaving no listener behind. */
@@ -311,7 +284,7 @@ async function writeFaultyBody(
   } else if (fault === "cut-short") {
     response.writeHead(status, { "content-type": "application/json", "content-length": "1000" });
     response.write('{"ok":');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100, response);
     response.destroy();
   } else {
     response.writeHead(status, { "content-type": "text/plain" });
@@ -354,14 +327,6 @@ export class StandInClient {
   async received(): Promise<StandIn["received"]> {
     const response = await fetch(this.origin + "/control/received");
     return (await response.json()) as StandIn["received"];
-  }
-
-  async relayedEmails(): Promise<string[]> {
-    return emailsOf(await this.received());
-  }
-
-  async deliveredEmails(): Promise<string[]> {
-    return deliveredOf(await this.received());
   }
 
   private async send(method: string, path: string, body?: unknown): Promise<void> {

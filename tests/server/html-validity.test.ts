@@ -66,15 +66,11 @@ async function checkerErrors(pages: Record<string, string>): Promise<Map<string,
 }
 
 describe("the HTML the server sends has no Nu HTML Checker error", () => {
-  it("the landing page", () => {
-    expect(errors.get("landing")).toEqual([]);
-  });
-
-  it("the 404 page", () => {
-    expect(errors.get("not-found")).toEqual([]);
-  });
-
-  it("the page a visitor without JavaScript gets after a refused sign-up", () => {
-    expect(errors.get("refused")).toEqual([]);
+  it.each([
+    ["the landing page", "landing"],
+    ["the 404 page", "not-found"],
+    ["the page a visitor without JavaScript gets after a refused sign-up", "refused"],
+  ])("%s", (_page, name) => {
+    expect(errors.get(name)).toEqual([]);
   });
 });
