@@ -32,8 +32,8 @@ const SECTIONS_IN_ORDER = [
   "Open Insurance — Resolução CNSP nº 415/2021",
   "Previdência complementar — Lei Complementar nº 109/2001",
   "contato@prevly.com.br",
-  // This year where the company is: nobody edits it on 1 January.
-  `© ${new Date().toLocaleDateString("pt-BR", { timeZone: "America/Sao_Paulo", year: "numeric" })} Prevly. Todos os direitos reservados.`,
+  // The specification's constant.
+  "© 2024 Prevly. Todos os direitos reservados.",
 ];
 
 /** Every text appears, each after the previous one in the document. */
