@@ -100,8 +100,10 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const refused = refusedField(result);
   const questionOnScreen = showQuestion || !hydrated;
   const emailError = refused === "email" ? result?.notice.description : undefined;
-  const answerError = refused === "proof" && questionOnScreen ? result?.notice.description : undefined;
-  const captchaError = refused === "proof" && !questionOnScreen ? result?.notice.description : undefined;
+  const proofError = refused === "proof" ? result?.notice.description : undefined;
+  const answerError = questionOnScreen ? proofError : undefined;
+  // The server's render has both: the captcha's place where scripts run, the question where they do not.
+  const captchaError = showQuestion ? undefined : proofError;
   const refusedFieldId =
     refused === "email"
       ? EMAIL_INPUT_ID
@@ -190,6 +192,9 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
         aria-invalid={captchaError ? true : undefined}
         aria-describedby={captchaError ? CAPTCHA_ERROR_ID : undefined}
         tabIndex={-1}
+        // A post answered before the scripts arrived: the cursor goes here as the answer page loads.
+        // eslint-disable-next-line jsx-a11y/no-autofocus
+        autoFocus={Boolean(captchaError)}
       >
         {captchaError ? <FieldError id={CAPTCHA_ERROR_ID} text={captchaError} /> : null}
         {hydrated ? (

@@ -1,6 +1,6 @@
 import { emailLabelBelowCardEdge } from "../harness/form-card";
 import { blockHcaptcha } from "./support/fake-hcaptcha";
-import { expect, test, waitForHydration } from "./fixtures";
+import { expect, test } from "./fixtures";
 
 const SECTIONS_IN_ORDER = [
   "Lançamento em breve",
@@ -87,20 +87,6 @@ test("the head carries title, description, social cards, theme colour and favico
   expect(await robots.text()).toContain("User-agent: *");
 });
 
-test("the call to action brings the e-mail field into view and focuses it on a phone, and the focus survives hydration", async ({
-  page,
-}) => {
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.goto("/");
-  await page.getByRole("link", { name: "Seja o primeiro a saber!" }).click();
-  const email = page.getByLabel("Seu e-mail");
-  await expect(email).toBeInViewport();
-  await expect(email).toBeFocused();
-  expect(new URL(page.url()).hash).toBe("#cadastro");
-  await waitForHydration(page);
-  await expect(email).toBeFocused();
-});
-
 test("the form card starts with the e-mail field: above its label only the card's padding, on a phone and a desktop", async ({
   page,
 }) => {
@@ -111,18 +97,6 @@ test("the form card starts with the e-mail field: above its label only the card'
     expect(padding).toBeGreaterThan(0);
     expect(labelBelowEdge).toBe(padding);
   }
-});
-
-test("nothing scrolls sideways at 320 px", async ({ page }) => {
-  await page.setViewportSize({ width: 320, height: 640 });
-  await page.goto("/");
-  // Bring the form (and whatever it loads) into the layout before measuring.
-  await page.getByLabel("Seu e-mail").scrollIntoViewIfNeeded();
-  const widths = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    client: document.documentElement.clientWidth,
-  }));
-  expect(widths.scroll).toBeLessThanOrEqual(widths.client);
 });
 
 test("an unknown nested path answers 404 with a way home, and is logged in the browser", async ({ page }) => {
