@@ -47,6 +47,9 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
   await form.send(email);
   await expectRefused(page.getByRole("group", { name: "Verificação anti-robô" }), "Confirme que você não é um robô");
   await expect(form.email).not.toHaveAttribute("aria-invalid");
+  // Refused by siteverify: the widget asks for a new token, and nothing was relayed.
+  await expect(form.captcha).toHaveAttribute("data-resets", "1");
+  expect((await standIn.received()).webhook).toHaveLength(0);
   await standIn.setSiteverify({ success: true });
 
   await page.getByRole("button", { name: "Não consegue resolver o captcha? Responda a uma pergunta" }).click();

@@ -118,14 +118,3 @@ test("/healthz answers ok without rendering the page", async ({ request }) => {
   expect(response.status()).toBe(200);
   expect(await response.text()).toBe("ok");
 });
-
-test.describe("with JavaScript off", () => {
-  test.use({ javaScriptEnabled: false });
-
-  test("the whole page is readable and the form is usable", async ({ page }) => {
-    await page.goto("/");
-    await expectTextsInOrder(page);
-    await expect(page.getByRole("button", { name: "Cadastrar" })).toBeEnabled();
-    await expect(page.getByText(/^Quanto é \S+ (mais|menos) \S+\?$/)).toBeVisible();
-  });
-});

@@ -69,6 +69,8 @@ test.describe("with JavaScript and hCaptcha", () => {
       await page.clock.runFor(10);
       await expect(shown.filter({ hasText: "Cadastro realizado!" })).toBeVisible({ timeout: 100 });
     }).toPass();
+    // A frame for sonner to take the earlier toast away, far short of its 4 s.
+    await page.clock.runFor(100);
     await expect(shown).toHaveCount(1);
     await expect(shown).toBeInViewport({ ratio: 1 });
     await keepScreenshot(page, testInfo, "sucesso-390");
@@ -126,14 +128,6 @@ test.describe("with JavaScript and hCaptcha", () => {
     expect((await standIn.received()).webhook).toHaveLength(1);
   });
 
-  test("a webhook that drops the connection gives the fallback message", async ({ page, standIn }) => {
-    await standIn.setWebhook({ status: 200, reset: true });
-    const form = signupForm(page);
-    const email = uniqueEmail("queda");
-    await form.send(email);
-    await expectToastKeepingEmail(page, "Falha ao enviar", FALLBACK, email);
-  });
-
   // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
   // Remix throws, and the root's error page replaced the form and the e-mail ('Algo deu errado — Erro 500').
   for (const [status, title] of [
@@ -162,27 +156,6 @@ test.describe("with JavaScript and hCaptcha", () => {
       expect((await standIn.received()).webhook).toHaveLength(0);
     });
   }
-
-  test("a captcha rejected by siteverify asks for a new one and relays nothing", async ({ page, standIn }) => {
-    await standIn.setSiteverify({ success: false });
-    const form = signupForm(page);
-    const email = uniqueEmail("robo");
-    await form.send(email);
-    await expectToastKeepingEmail(
-      page,
-      "Valide o captcha",
-      "Confirme que você não é um robô resolvendo o captcha.",
-      email,
-    );
-    await expect(form.captcha).toHaveAttribute("data-resets", "1");
-    const received = await standIn.received();
-    expect(received.webhook).toHaveLength(0);
-    expect(received.siteverify).toHaveLength(1);
-    expect(received.siteverify[0]!.form).toMatchObject({
-      secret: "0x0000000000000000000000000000000000000000",
-      sitekey: "10000000-ffff-ffff-ffff-000000000001",
-    });
-  });
 
   test("a page left open too long is told so, gets fresh fields by itself, and the second press signs up", async ({
     page,

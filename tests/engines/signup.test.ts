@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
-import { emailLabelBelowCardEdge } from "../harness/form-card";
 import { solveQuestion } from "../harness/question-solver";
 import { StandIn } from "../harness/stand-in";
 import type { Engine, EngineBrowser, EnginePage } from "../harness/engine";
@@ -117,30 +116,6 @@ describe.each(ENGINES)("$name", (engine) => {
       if (page) expect(await pageErrors(page)).toEqual([]);
     });
 
-    it("following the call to action brings the e-mail field into view and leaves the cursor in it", async () => {
-      page = await visit();
-      await page.click(SELECTOR.callToAction);
-      await waitInPage(page, "the page at #cadastro", () => location.hash === "#cadastro");
-      await waitInPage(
-        page,
-        "the e-mail field in view",
-        (css) => {
-          const box = document.querySelector(css)!.getBoundingClientRect();
-          return box.top >= 0 && box.bottom <= innerHeight;
-        },
-        SELECTOR.email,
-      );
-      await waitForHydration(page);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe("email");
-    });
-
-    it("the form card starts with the e-mail field, its padding and no more above it", async () => {
-      page = await visit();
-      const { labelBelowEdge, padding } = await page.evaluate(emailLabelBelowCardEdge);
-      expect(padding).toBeGreaterThan(0);
-      expect(labelBelowEdge).toBe(padding);
-    });
-
     it("the captcha stand-in signs a visitor up: the answer on screen, the sign-up at the webhook", async () => {
       page = await visit();
       const email = uniqueEmail(`captcha-${engine.name}`);
@@ -163,7 +138,18 @@ describe.each(ENGINES)("$name", (engine) => {
       const local = `teclado-${engine.name}.${Date.now().toString(36)}`;
       await tabUntil(page, SELECTOR.callToAction);
       await page.press("Enter");
-      await waitInPage(page, "the cursor in the e-mail field", (id) => document.activeElement?.id === id, "email");
+      // Firefox goes to a fragment after the link's own tasks, and took the focus with it (decision 018).
+      await waitInPage(page, "the page at #cadastro", () => location.hash === "#cadastro");
+      await waitInPage(
+        page,
+        "the cursor in the e-mail field, in view",
+        (css) => {
+          const field = document.querySelector(css)!;
+          const box = field.getBoundingClientRect();
+          return document.activeElement === field && box.top >= 0 && box.bottom <= innerHeight;
+        },
+        SELECTOR.email,
+      );
       await page.typeHere(`${local}@exemplo`);
       await waitForHydration(page);
       await tabUntil(page, SELECTOR.questionInstead);
