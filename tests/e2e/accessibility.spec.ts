@@ -266,11 +266,11 @@ test("reduced motion: no smooth scroll, no toast animation; forced colours: the 
   /** Whether the element's edge (or, focused, its ring) is drawn in a colour other than what it sits on. */
   const drawn = (element: Element, ring: boolean) => {
     const style = getComputedStyle(element);
-    const [line, colour] = ring
-      ? [style.outlineStyle, style.outlineColor]
-      : [style.borderTopStyle, style.borderTopColor];
+    const [line, width, colour] = ring
+      ? [style.outlineStyle, style.outlineWidth, style.outlineColor]
+      : [style.borderTopStyle, style.borderTopWidth, style.borderTopColor];
     const behind = getComputedStyle(document.body).backgroundColor;
-    return line !== "none" && colour !== behind && colour !== "rgba(0, 0, 0, 0)";
+    return line !== "none" && parseFloat(width) > 0 && colour !== behind && colour !== "rgba(0, 0, 0, 0)";
   };
   await expect(form.submit).toBeDisabled();
   expect(await form.submit.evaluate(drawn, false), "disabled 'Cadastrar'").toBe(true);
