@@ -85,7 +85,7 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("each refusal marks its field and puts the cursor in it, what was typed kept, and lands on screen with the title saying it", async ({
+  test("each refusal marks its field and puts the cursor in it, what was typed kept, the title saying it; signed up once, even after a refresh", async ({
     page,
     standIn,
   }) => {
@@ -114,6 +114,11 @@ test.describe("without JavaScript", () => {
     await expect(page.getByRole("status")).toBeInViewport({ ratio: 1 });
     await expect(page.locator("form [aria-invalid]")).toHaveCount(0);
     expect((await standIn.received()).webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email })]);
+
+    // Reloading the result page posts the same form again: signed up, no second relay.
+    await page.reload();
+    await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+    expect((await standIn.received()).webhook).toHaveLength(1);
   });
 });
 

@@ -28,30 +28,6 @@ async function expectRefusedInPlace(page: Page, title: string, text: string, ema
   await expect(signupForm(page).email).toHaveValue(email);
 }
 
-test("a visitor without JavaScript answers the question and is signed up once, even after a refresh", async ({
-  page,
-  standIn,
-}) => {
-  await page.goto("/");
-  const form = signupForm(page);
-  const email = uniqueEmail("sem-js");
-  await sendWithAnswer(page, email);
-
-  const status = page.getByRole("status");
-  await expect(status).toContainText("Cadastro realizado!");
-  await expect(status).toContainText("Você será notificado assim que o Prevly for lançado.");
-  await expect(form.email).toHaveValue("");
-  let received = await standIn.received();
-  expect(received.webhook).toHaveLength(1);
-  expect(received.webhook[0]!.body).toMatchObject({ email, hcaptchaToken: "", source: "prevly-landing" });
-
-  // Reloading the result page posts the same form again: success, no second relay.
-  await page.reload();
-  await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
-  received = await standIn.received();
-  expect(received.webhook).toHaveLength(1);
-});
-
 test("through the shipped nginx on a port of its own, a visitor without JavaScript signs up", async ({
   page,
   standIn,
