@@ -109,6 +109,12 @@ export const content = {
     questionInstead: "Não consegue resolver o captcha? Responda a uma pergunta",
     botTrapLabel: "Deixe este campo em branco",
     privacy: "Usamos seu e-mail apenas para avisar sobre o lançamento. Você pode pedir a exclusão quando quiser.",
+    /** Tied to 'Cadastrar' while it waits for the captcha. */
+    submitHint: "Para liberar o botão Cadastrar, resolva o captcha acima ou responda à pergunta.",
+    /** Read by screen readers before the message beside a refused field. */
+    errorPrefix: "Erro:",
+    toastsLabel: "Avisos",
+    closeToast: "Fechar aviso",
   },
   messages: {
     invalidEmail: { title: "E-mail inválido", description: "Por favor, informe um e-mail válido." },
@@ -189,8 +195,8 @@ export const content = {
     ],
     contactTitle: "Contato",
     disclaimer: `O ${NAME} está em desenvolvimento. As funcionalidades descritas podem mudar até o lançamento.`,
-    /** The year of the render (routes/_index.tsx). */
-    copyright: (year: number) => `© ${year} ${NAME}. Todos os direitos reservados.`,
+    /** The specification's constant, not the year of the render. */
+    copyright: `© 2024 ${NAME}. Todos os direitos reservados.`,
   },
   notFound: {
     title: "Oops! Page not found",

@@ -9,7 +9,10 @@ import { ProductPreviewPicture } from "./product-preview-picture";
 export function Hero() {
   const { hero } = content;
   return (
-    <section aria-labelledby="hero-title" className="bg-gradient-to-b from-brand-900 to-brand-800 text-white">
+    <section
+      aria-labelledby="hero-title"
+      className="focus-on-dark bg-gradient-to-b from-brand-900 to-brand-800 text-white"
+    >
       <div className="mx-auto grid max-w-6xl gap-12 px-4 pb-16 pt-6 sm:px-6 sm:pb-24 sm:pt-16 lg:grid-cols-[minmax(0,1fr)_18rem] lg:items-center">
         <div>
           <ul className="flex flex-wrap gap-2" aria-label="Situação do projeto">

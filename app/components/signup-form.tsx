@@ -2,9 +2,10 @@ import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { ErrorBoundary } from "react-error-boundary";
 import { content, EMAIL_INPUT_ID, SIGNUP_SECTION_ID } from "~/content";
-import { FIELD, type FormTokens, type SignupResult } from "~/signup/result";
+import { FIELD, type FormTokens, type Notice, type SignupResult } from "~/signup/result";
 import { BotTrapFields } from "./bot-trap-fields";
 import type { BootTrigger } from "./deferred-boot";
+import { FieldError } from "./field-error";
 import { QUESTION_ANSWER_ID, QuestionField } from "./question-field";
 
 /** hCaptcha and the toasts: loaded once the page has booted, which waits for the visitor to come near the form. */
@@ -17,6 +18,29 @@ const SignupEnhancements = lazy(() => import("./signup-enhancements"));
 export const CAPTCHA_PATIENCE_MS = 10_000;
 
 const FORM_ID = "signup-form";
+const EMAIL_ERROR_ID = "email-error";
+/** The captcha's place in the form: what a refused captcha marks and focuses (hCaptcha's widget is its maker's). */
+const CAPTCHA_FIELD_ID = "captcha-field";
+const CAPTCHA_ERROR_ID = "captcha-error";
+const SUBMIT_HINT_ID = "submit-hint";
+
+const { messages } = content;
+/** The refusals about one field: the e-mail, or the proof (the captcha, or the question in its place). */
+const REFUSALS: ReadonlyArray<[Notice, "email" | "proof"]> = [
+  [messages.invalidEmail, "email"],
+  [messages.captchaMissing, "proof"],
+  [messages.questionMissing, "proof"],
+  [messages.questionWrong, "proof"],
+  [messages.questionExpired, "proof"],
+];
+
+/** Which field a result refuses, told by its notice: the words of content.ts, which the server sends. */
+const refusedField = (result: SignupResult | undefined) =>
+  result && !result.ok
+    ? REFUSALS.find(
+        ([notice]) => notice.title === result.notice.title && notice.description === result.notice.description,
+      )?.[1]
+    : undefined;
 
 /**
  * The page's scripts start when the form is about a screen away (400 px), when a field of it is focused, or when the
@@ -30,11 +54,11 @@ export const SIGNUP_BOOT: BootTrigger = {
 };
 
 /**
- * Where a post without JavaScript lands: the browser scrolls the new page to the form, whose notice and fields fit one
- * phone screen. A Remix `<Form>` keeps the fragment in its action too; its fetch leaves it out. After a first post the
- * page is at this address, not the campaign link's: the action carries the campaign it was counted for.
+ * Where a post without JavaScript lands. No fragment: a page whose address names an element ignores `autofocus`, which
+ * takes the cursor, and the view, to the refused field or to the notice. After a first post the page is at this
+ * address, not the campaign link's: the action carries the campaign it was counted for.
  */
-const formAction = (campaign: string | undefined) => `?index${campaign ? `&${campaign}` : ""}#${FORM_ID}`;
+const formAction = (campaign: string | undefined) => `?index${campaign ? `&${campaign}` : ""}`;
 
 /** `hydrated`'s store: false in the server's render and while hydrating, true once React runs in the browser. */
 const subscribe = () => () => {};
@@ -68,6 +92,24 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
   const showQuestion = captchaUnavailable || questionChosen;
   // Without JavaScript the button must stay usable: it is only gated once hydrated.
   const canSubmit = !hydrated || (!submitting && (captchaToken !== "" || showQuestion));
+  // Kept by the server's render too (shown where scripts run), so that 'Cadastrar' does not move as the page hydrates.
+  const waitingForCaptcha = !showQuestion && (!hydrated || (!submitting && captchaToken === ""));
+
+  // The latest result's refusal marks its field until the next result (GOV.UK's error message pattern). The proof is
+  // the question where it is on screen: without JavaScript it always is.
+  const refused = refusedField(result);
+  const questionOnScreen = showQuestion || !hydrated;
+  const emailError = refused === "email" ? result?.notice.description : undefined;
+  const proofError = refused === "proof" ? result?.notice.description : undefined;
+  const answerError = questionOnScreen ? proofError : undefined;
+  // The server's render has both: the captcha's place where scripts run, the question where they do not.
+  const captchaError = showQuestion ? undefined : proofError;
+  const refusedFieldId =
+    refused === "email"
+      ? EMAIL_INPUT_ID
+      : refused === "proof" && questionOnScreen
+        ? QUESTION_ANSWER_ID
+        : CAPTCHA_FIELD_ID;
 
   // Signed up: the fields start empty for the next address (hidden and controlled ones keep their values). Not on
   // hydration: what the visitor typed since the page arrived stays.
@@ -81,6 +123,11 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     return () => clearTimeout(timer);
   }, [hydrated, captchaShown]);
 
+  // A refusal takes the cursor to the field it is about; without JavaScript, the field's `autoFocus` does.
+  useEffect(() => {
+    if (refusedField(newResult)) document.getElementById(refusedFieldId)?.focus();
+  }, [newResult, refusedFieldId]);
+
   // The control that asked for the question is gone: the cursor goes where the answer is typed.
   useEffect(() => {
     if (questionChosen) document.getElementById(QUESTION_ANSWER_ID)?.focus();
@@ -92,9 +139,10 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     setQuestionChosen(true);
   };
   // Holds the widget's place so nothing shifts when it appears.
-  // Rendered by the server too, shown only where scripts run (`js-only`), so that nothing moves when the page hydrates.
+  // Rendered by the server too, shown only where scripts run (its place is `js-only`), so that nothing moves when the
+  // page hydrates.
   const captchaPlaceholder = showQuestion ? null : (
-    <p className="js-only flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
+    <p className="flex min-h-[78px] items-center text-sm text-ink-600" aria-live="polite">
       {signup.captchaLoading}
     </p>
   );
@@ -125,29 +173,49 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           maxLength={254}
           placeholder={signup.emailPlaceholder}
           defaultValue={result && !result.ok ? result.email : ""}
-          className="mt-2 block w-full rounded-lg border border-slate-400 bg-white px-4 py-3 text-base placeholder:text-slate-500"
+          // Without JavaScript the refused field takes the cursor as the answer page loads.
+          // eslint-disable-next-line jsx-a11y/no-autofocus
+          autoFocus={Boolean(emailError)}
+          aria-invalid={emailError ? true : undefined}
+          aria-describedby={emailError ? EMAIL_ERROR_ID : undefined}
+          className="mt-2 block w-full rounded-lg border border-slate-500 bg-white px-4 py-3 text-base placeholder:text-slate-500"
         />
+        {emailError ? <FieldError id={EMAIL_ERROR_ID} text={emailError} /> : null}
       </div>
 
       <input type="hidden" name={FIELD.captchaToken} value={captchaToken} />
-      {hydrated ? (
-        // Its chunk failing to load (a 404 after a redeploy, a network error) leaves the question, the e-mail kept.
-        <ErrorBoundary fallback={null} onError={() => setCaptchaUnavailable(true)}>
-          <Suspense fallback={captchaPlaceholder}>
-            <SignupEnhancements
-              siteKey={captchaSiteKey}
-              result={newResult}
-              onToken={setCaptchaToken}
-              onMounted={() => setToasting(true)}
-              onShown={() => setCaptchaShown(true)}
-              onUnavailable={() => setCaptchaUnavailable(true)}
-              hidden={showQuestion}
-            />
-          </Suspense>
-        </ErrorBoundary>
-      ) : (
-        captchaPlaceholder
-      )}
+      <div
+        id={CAPTCHA_FIELD_ID}
+        className={showQuestion ? "hidden" : "js-only"}
+        role={captchaError ? "group" : undefined}
+        aria-label={captchaError ? signup.questionLegend : undefined}
+        aria-invalid={captchaError ? true : undefined}
+        aria-describedby={captchaError ? CAPTCHA_ERROR_ID : undefined}
+        tabIndex={-1}
+        // A post answered before the scripts arrived: the cursor goes here as the answer page loads.
+        // eslint-disable-next-line jsx-a11y/no-autofocus
+        autoFocus={Boolean(captchaError)}
+      >
+        {captchaError ? <FieldError id={CAPTCHA_ERROR_ID} text={captchaError} /> : null}
+        {hydrated ? (
+          // Its chunk failing to load (a 404 after a redeploy, a network error) leaves the question, the e-mail kept.
+          <ErrorBoundary fallback={null} onError={() => setCaptchaUnavailable(true)}>
+            <Suspense fallback={captchaPlaceholder}>
+              <SignupEnhancements
+                siteKey={captchaSiteKey}
+                result={newResult}
+                onToken={setCaptchaToken}
+                onMounted={() => setToasting(true)}
+                onShown={() => setCaptchaShown(true)}
+                onUnavailable={() => setCaptchaUnavailable(true)}
+                hidden={showQuestion}
+              />
+            </Suspense>
+          </ErrorBoundary>
+        ) : (
+          captchaPlaceholder
+        )}
+      </div>
       {showQuestion ? null : (
         <button
           type="button"
@@ -157,9 +225,11 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
           {signup.questionInstead}
         </button>
       )}
-      {showQuestion ? <QuestionField key={currentQuestion.token} question={currentQuestion} /> : null}
+      {showQuestion ? (
+        <QuestionField key={currentQuestion.token} question={currentQuestion} error={answerError} />
+      ) : null}
       <noscript>
-        <QuestionField question={currentQuestion} answer={result?.answer} />
+        <QuestionField question={currentQuestion} answer={result?.answer} error={answerError} />
       </noscript>
 
       {/* A post without JavaScript gets no toast: its outcome is rendered here by the server, and stays through
@@ -167,6 +237,10 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
       {result && (!newResult || !toasting) ? (
         <div
           role={result.ok ? "status" : "alert"}
+          tabIndex={-1}
+          // Without JavaScript a result about no field takes the cursor here, as the answer page loads.
+          // eslint-disable-next-line jsx-a11y/no-autofocus
+          autoFocus={!refused}
           className={`rounded-lg border p-4 ${result.ok ? "border-brand-200 bg-brand-50 text-brand-900" : "border-red-300 bg-red-50 text-red-900"}`}
         >
           <p className="font-bold">{result.notice.title}</p>
@@ -174,10 +248,17 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
         </div>
       ) : null}
 
+      {waitingForCaptcha ? (
+        <p id={SUBMIT_HINT_ID} className="js-only text-sm text-ink-600">
+          {signup.submitHint}
+        </p>
+      ) : null}
       <button
         type="submit"
         disabled={!canSubmit}
-        className="flex min-h-12 w-full items-center justify-center rounded-xl bg-brand-700 px-6 py-3 text-base font-bold text-white transition hover:bg-brand-800 disabled:cursor-not-allowed disabled:bg-slate-400"
+        // Only once hydrated: without JavaScript the button is never held back.
+        aria-describedby={hydrated && waitingForCaptcha ? SUBMIT_HINT_ID : undefined}
+        className="flex min-h-12 w-full items-center justify-center rounded-xl border border-transparent bg-brand-700 px-6 py-3 text-base font-bold text-white transition hover:bg-brand-800 disabled:cursor-not-allowed disabled:bg-slate-400"
       >
         {submitting ? signup.submitting : signup.submit}
       </button>

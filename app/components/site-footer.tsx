@@ -2,11 +2,11 @@ import { content } from "~/content";
 
 const LEGAL_NOTE_ID = "documentos-legais";
 
-export function SiteFooter({ year }: { year: number }) {
+export function SiteFooter() {
   const { footer } = content;
   const { contactEmail } = content.site;
   return (
-    <footer className="bg-brand-950 text-brand-100">
+    <footer className="focus-on-dark bg-brand-950 text-brand-100">
       <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 sm:grid-cols-3 sm:px-6">
         <div>
           <h2 className="text-sm font-bold uppercase tracking-wide text-white">{footer.legalTitle}</h2>
@@ -14,7 +14,7 @@ export function SiteFooter({ year }: { year: number }) {
             {footer.legalLinks.map((label) => (
               // Placeholders until the documents exist: they point at the note below.
               <li key={label}>
-                <a className="underline-offset-4 hover:underline" href={`#${LEGAL_NOTE_ID}`}>
+                <a className="inline-block underline-offset-4 hover:underline" href={`#${LEGAL_NOTE_ID}`}>
                   {label}
                 </a>
               </li>
@@ -42,7 +42,7 @@ export function SiteFooter({ year }: { year: number }) {
       <div className="border-t border-white/10">
         <div className="mx-auto max-w-6xl space-y-1 px-4 py-6 text-sm text-brand-200 sm:px-6">
           <p>{footer.disclaimer}</p>
-          <p>{footer.copyright(year)}</p>
+          <p>{footer.copyright}</p>
         </div>
       </div>
     </footer>

@@ -19,14 +19,10 @@ import { FIELD, type SignupResult } from "~/signup/result";
  */
 export const handle = { shareRender: true, boot: SIGNUP_BOOT, title: content.meta.title };
 
-/** The company's year, in the loader's data so that hydration reads the server's, whatever the visitor's clock says. */
-const yearInBrazil = new Intl.DateTimeFormat("pt-BR", { timeZone: "America/Sao_Paulo", year: "numeric" });
-
 export function loader() {
   return json({
     captchaSiteKey: settings.HCAPTCHA_SITE_KEY,
     publicUrl: settings.PUBLIC_URL ?? null,
-    copyrightYear: Number(yearInBrazil.format(Date.now())),
     ...signup.formTokens(),
   });
 }
@@ -106,7 +102,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
  * slowdown). Nothing in them suspends: the server renders them in full, marked by a comment before and after.
  */
 export default function LandingPage() {
-  const { captchaSiteKey, botTrap, question, copyrightYear } = useLoaderData<typeof loader>();
+  const { captchaSiteKey, botTrap, question } = useLoaderData<typeof loader>();
   return (
     <>
       <Suspense>
@@ -125,7 +121,7 @@ export default function LandingPage() {
         <SignupSection captchaSiteKey={captchaSiteKey} botTrap={botTrap} question={question} />
       </main>
       <Suspense>
-        <SiteFooter year={copyrightYear} />
+        <SiteFooter />
       </Suspense>
     </>
   );

@@ -96,14 +96,3 @@ test("the picture is decoration: a screen reader meets the hero's text, not the 
   expect(hero).not.toContain("248.930,52");
   expect(hero).not.toContain("Simular portabilidade");
 });
-
-test.describe("with JavaScript off", () => {
-  test.use({ javaScriptEnabled: false });
-
-  test("the picture is drawn by the server alone", async ({ page }) => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto("/");
-    await expect(picture(page)).toBeInViewport({ ratio: 1 });
-    await expect(picture(page).getByText("R$ 248.930,52")).toBeVisible();
-  });
-});

@@ -102,17 +102,4 @@ test.describe("with PUBLIC_URL", () => {
     const next = await (await fetch(`${app.origin}/`)).text();
     expect(next).not.toContain("atacante.exemplo");
   });
-
-  test("the start-up log warns about PUBLIC_URL only while it is unset", async () => {
-    const unset = await startApp({ SIGNUP_SECRET: "link-preview-secret-0123456789abcdef" });
-    try {
-      expect(unset.output()).toContain(
-        "[config] warning: PUBLIC_URL is not set: link previews carry no picture, canonical address or og:url",
-      );
-    } finally {
-      await unset.stop();
-    }
-    expect(app.output()).toContain("[config] warning: REDIS_URL is not set");
-    expect(app.output()).not.toContain("PUBLIC_URL");
-  });
 });

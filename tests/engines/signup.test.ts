@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
-import { emailLabelBelowCardEdge } from "../harness/form-card";
 import { solveQuestion } from "../harness/question-solver";
 import { StandIn } from "../harness/stand-in";
 import type { Engine, EngineBrowser, EnginePage } from "../harness/engine";
@@ -28,7 +27,6 @@ const ENGINES: Engine[] = [firefox, webkit];
 const PHONE = { width: 390, height: 844 };
 const SIGNUP_SECRET = "engines-signing-secret-0123456789abcdef";
 const SIGNED_UP = "Cadastro realizado!";
-const INVALID_EMAIL = "E-mail inválido";
 const TOAST = "[data-sonner-toast]";
 
 let standIn: StandIn;
@@ -48,33 +46,34 @@ let visitors = 0;
 /** A fresh address per sign-up, so none is taken for a replay of another. */
 const uniqueEmail = (tag: string) => `${tag}.${Date.now().toString(36)}${++visitors}@exemplo.com.br`;
 
-/** The webhook got exactly one body, and exactly this one: five fields, the time of the sign-up among them. */
-function expectExactBody(expected: { email: string; hcaptchaToken: unknown; userAgent: string }, since: number) {
-  const { webhook } = standIn.received;
-  expect(webhook).toHaveLength(1);
-  expect(webhook[0]!.headers["content-type"]).toBe("application/json");
-  const body = webhook[0]!.body as Record<string, string>;
-  expect(body).toEqual({ ...expected, source: "prevly-landing", ts: new Date(body.ts!).toISOString() });
-  expect(Date.parse(body.ts!)).toBeGreaterThanOrEqual(since - 1000);
+/** The webhook got one sign-up, this one, with the browser's own user agent (the body's fields: unit/delivery). */
+async function expectSignedUp(page: EnginePage, expected: { email: string; hcaptchaToken: unknown }) {
+  await waitForText(page, TOAST, SIGNED_UP);
+  const userAgent = await page.evaluate(() => navigator.userAgent);
+  expect(standIn.received.webhook.map((hit) => hit.body)).toEqual([
+    expect.objectContaining({ ...expected, userAgent }),
+  ]);
+}
+
+/** Presses Tab until the element matching `selector` has the focus, as a keyboard user moves through the page. */
+async function tabUntil(page: EnginePage, selector: string) {
+  for (let presses = 0; presses < 30; presses += 1) {
+    if (await page.evaluate((css) => document.activeElement?.matches(css) ?? false, selector)) return;
+    await page.press("Tab");
+  }
+  throw new Error(`Tab never reached ${selector}`);
 }
 
 /** Reads the question on screen and types its answer. */
-async function answerQuestion(page: EnginePage): Promise<string> {
+async function answerQuestion(page: EnginePage): Promise<void> {
   const question = await page.evaluate((label) => document.querySelector(label)!.textContent!, SELECTOR.answerLabel);
-  const answer = String(solveQuestion(question));
-  await page.type(SELECTOR.answer, answer);
-  return answer;
+  await page.type(SELECTOR.answer, String(solveQuestion(question)));
 }
 
-async function press(page: EnginePage): Promise<number> {
+async function press(page: EnginePage): Promise<void> {
   await afterMinimumTime(page, SIGNUP_SECRET);
-  const pressed = Date.now();
   await page.click(SELECTOR.submit);
-  return pressed;
 }
-
-const fieldValue = (page: EnginePage, selector: string) =>
-  page.evaluate((css) => document.querySelector<HTMLInputElement>(css)!.value, selector);
 
 describe.each(ENGINES)("$name", (engine) => {
   let app: RunningApp;
@@ -117,31 +116,7 @@ describe.each(ENGINES)("$name", (engine) => {
       if (page) expect(await pageErrors(page)).toEqual([]);
     });
 
-    it("following the call to action brings the e-mail field into view and leaves the cursor in it", async () => {
-      page = await visit();
-      await page.click(SELECTOR.callToAction);
-      await waitInPage(page, "the page at #cadastro", () => location.hash === "#cadastro");
-      await waitInPage(
-        page,
-        "the e-mail field in view",
-        (css) => {
-          const box = document.querySelector(css)!.getBoundingClientRect();
-          return box.top >= 0 && box.bottom <= innerHeight;
-        },
-        SELECTOR.email,
-      );
-      await waitForHydration(page);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe("email");
-    });
-
-    it("the form card starts with the e-mail field, its padding and no more above it", async () => {
-      page = await visit();
-      const { labelBelowEdge, padding } = await page.evaluate(emailLabelBelowCardEdge);
-      expect(padding).toBeGreaterThan(0);
-      expect(labelBelowEdge).toBe(padding);
-    });
-
-    it("the captcha stand-in signs a visitor up: the answer on screen, the exact body at the webhook", async () => {
+    it("the captcha stand-in signs a visitor up: the answer on screen, the sign-up at the webhook", async () => {
       page = await visit();
       const email = uniqueEmail(`captcha-${engine.name}`);
       await page.type(SELECTOR.email, email);
@@ -154,55 +129,66 @@ describe.each(ENGINES)("$name", (engine) => {
         (css) => !document.querySelector<HTMLButtonElement>(css)!.disabled,
         SELECTOR.submit,
       );
-      const pressed = await press(page);
-      await waitForText(page, TOAST, SIGNED_UP);
-      const userAgent = await page.evaluate(() => navigator.userAgent);
-      expectExactBody({ email, hcaptchaToken: expect.stringMatching(/^fake-token-/), userAgent }, pressed);
+      await press(page);
+      await expectSignedUp(page, { email, hcaptchaToken: expect.stringMatching(/^fake-token-/) });
     });
 
-    it("the question instead: an invalid e-mail keeps the answer typed; completing the address signs up", async () => {
+    it("by keyboard alone: the call to action, the question instead, back to the refused e-mail, the sign-up", async () => {
       page = await visit();
-      const local = `pergunta-${engine.name}.${Date.now().toString(36)}`;
-      await page.type(SELECTOR.email, `${local}@exemplo`);
+      const local = `teclado-${engine.name}.${Date.now().toString(36)}`;
+      await tabUntil(page, SELECTOR.callToAction);
+      await page.press("Enter");
+      // Firefox goes to a fragment after the link's own tasks, and took the focus with it (decision 018).
+      await waitInPage(page, "the page at #cadastro", () => location.hash === "#cadastro");
+      await waitInPage(
+        page,
+        "the cursor in the e-mail field, in view",
+        (css) => {
+          const field = document.querySelector(css)!;
+          const box = field.getBoundingClientRect();
+          return document.activeElement === field && box.top >= 0 && box.bottom <= innerHeight;
+        },
+        SELECTOR.email,
+      );
+      await page.typeHere(`${local}@exemplo`);
       await waitForHydration(page);
-      await page.click(SELECTOR.questionInstead);
+      await tabUntil(page, SELECTOR.questionInstead);
+      await page.press("Enter");
       await waitInPage(page, "the cursor in the answer", (id) => document.activeElement?.id === id, "question-answer");
-      const answer = await answerQuestion(page);
-      await press(page);
-      await waitForText(page, TOAST, INVALID_EMAIL);
-      expect(await fieldValue(page, SELECTOR.answer)).toBe(answer);
+      const question = await page.evaluate(
+        (label) => document.querySelector(label)!.textContent!,
+        SELECTOR.answerLabel,
+      );
+      await page.typeHere(String(solveQuestion(question)));
+      await afterMinimumTime(page, SIGNUP_SECRET);
+      await page.press("Enter");
+      await waitInPage(
+        page,
+        "the cursor back in the e-mail field, marked refused",
+        (css) =>
+          document.activeElement === document.querySelector(css) && document.activeElement?.ariaInvalid === "true",
+        SELECTOR.email,
+      );
       expect(standIn.received.webhook).toHaveLength(0);
 
-      await page.type(SELECTOR.email, ".com.br");
-      const pressed = await press(page);
-      await waitForText(page, TOAST, SIGNED_UP);
-      const userAgent = await page.evaluate(() => navigator.userAgent);
-      expectExactBody({ email: `${local}@exemplo.com.br`, hcaptchaToken: "", userAgent }, pressed);
+      await page.press("End");
+      await page.typeHere(".com.br");
+      await page.press("Enter");
+      await expectSignedUp(page, { email: `${local}@exemplo.com.br`, hcaptchaToken: "" });
     });
   });
 
   describe("without JavaScript", () => {
     const { visit } = launched(false);
 
-    it("the question signs a visitor up: the answer on screen, the exact body at the webhook", async () => {
+    it("the question signs a visitor up: the answer on screen, the sign-up at the webhook", async () => {
       const page = await visit();
       const email = uniqueEmail(`sem-js-${engine.name}`);
       await page.type(SELECTOR.email, email);
       await answerQuestion(page);
-      const pressed = await press(page);
-      await waitForText(page, '[role="status"]', SIGNED_UP);
-      const userAgent = await page.evaluate(() => navigator.userAgent);
-      expectExactBody({ email, hcaptchaToken: "", userAgent }, pressed);
-    });
-
-    it("an invalid e-mail is refused in place and kept in the field", async () => {
-      const page = await visit();
-      await page.type(SELECTOR.email, "ana@exemplo");
-      await answerQuestion(page);
       await press(page);
-      await waitForText(page, '[role="alert"]', INVALID_EMAIL);
-      expect(await fieldValue(page, SELECTOR.email)).toBe("ana@exemplo");
-      expect(standIn.received.webhook).toHaveLength(0);
+      await waitForText(page, '[role="status"]', SIGNED_UP);
+      expect(standIn.received.webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email })]);
     });
   });
 });

@@ -8,9 +8,14 @@ export type EnginePage = {
   click: (selector: string) => Promise<void>;
   /** Keys typed into the first element matching `selector`, after what it holds. */
   type: (selector: string, text: string) => Promise<void>;
+  /** One key pressed, or text typed, wherever the focus is: a keyboard alone. */
+  press: (key: EngineKey) => Promise<void>;
+  typeHere: (text: string) => Promise<void>;
   /** Runs `fn` in the page with `args` (JSON values) and returns its JSON result. */
   evaluate: <A extends unknown[], R>(fn: (...args: A) => R, ...args: A) => Promise<Awaited<R>>;
 };
+
+export type EngineKey = "Tab" | "Enter" | "End";
 
 export type EngineBrowser = { page: EnginePage; close: () => Promise<void> };
 

@@ -55,6 +55,8 @@ export const firefox: Engine = {
             await page.keyboard.press("End");
             await page.keyboard.type(text);
           },
+          press: (key) => page.keyboard.press(key),
+          typeHere: (text) => page.keyboard.type(text),
           // Puppeteer's types also accept element handles as arguments; these are JSON values only.
           evaluate: <A extends unknown[], R>(fn: (...args: A) => R, ...args: A) =>
             page.evaluate(fn as (...values: unknown[]) => R, ...args) as Promise<Awaited<R>>,

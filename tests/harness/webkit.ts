@@ -3,13 +3,16 @@ import { existsSync } from "node:fs";
 import { freePort } from "./app-server";
 import { findProgram } from "./programs";
 import { waitForPort } from "./wait";
-import type { Engine, EngineBrowser, EnginePage, LaunchOptions } from "./engine";
+import type { Engine, EngineBrowser, EngineKey, EnginePage, LaunchOptions } from "./engine";
 
 /** Debian's webkit2gtk-driver puts MiniBrowser beside the engine's own processes, in the multiarch folder. */
 export function findMiniBrowser(): string | undefined {
   const multiarch = ({ x64: "x86_64-linux-gnu", arm64: "aarch64-linux-gnu" } as Record<string, string>)[process.arch];
   return ["4.1", "4.0"].map((api) => `/usr/lib/${multiarch}/webkit2gtk-${api}/MiniBrowser`).find(existsSync);
 }
+
+/** WebDriver's codes for the keys the tests press. */
+const KEY_CODES: Record<EngineKey, string> = { Tab: "\uE004", Enter: "\uE007", End: "\uE010" };
 
 /** The key classic WebDriver names an element by. */
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
@@ -65,6 +68,19 @@ export const webkit: Engine = {
       const call = <T>(method: string, path: string, body?: unknown) => command<T>(driver, method, base + path, body);
       const find = async (selector: string) =>
         (await call<Record<string, string>>("POST", "/element", { using: "css selector", value: selector }))[ELEMENT]!;
+      const keys = (values: string[]) =>
+        call("POST", "/actions", {
+          actions: [
+            {
+              type: "key",
+              id: "keyboard",
+              actions: values.flatMap((value) => [
+                { type: "keyDown", value },
+                { type: "keyUp", value },
+              ]),
+            },
+          ],
+        });
       const page: EnginePage = {
         goto: async (url) => void (await call("POST", "/url", { url })),
         click: async (selector) => {
@@ -78,6 +94,8 @@ export const webkit: Engine = {
           await call("POST", `/element/${element}/click`, {});
         },
         type: async (selector, text) => void (await call("POST", `/element/${await find(selector)}/value`, { text })),
+        press: async (key) => void (await keys([KEY_CODES[key]])),
+        typeHere: async (text) => void (await keys([...text])),
         evaluate: (fn, ...args) =>
           call("POST", "/execute/sync", { script: `return (${fn.toString()}).apply(null, arguments);`, args }),
       };

@@ -77,7 +77,7 @@ const NOT_THE_PAGE = [
   "///?utm_source=x",
 ];
 /** The page's own form, as the bare address renders it. */
-const PAGE_FORM = 'action="/?index#signup-form"';
+const PAGE_FORM = 'action="/?index"';
 const ENCODINGS = ["br", "gzip", "identity"];
 
 async function getPage(origin: string, path: string, encoding: string, asked = "") {

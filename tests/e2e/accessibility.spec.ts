@@ -1,0 +1,334 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Locator, Page } from "@playwright/test";
+import { solveQuestion } from "../harness/question-solver";
+import { afterMinimumTime, expect, expectSignedUpOnce, openNearForm, signupForm, test, uniqueEmail } from "./fixtures";
+
+/** WCAG 2.2 AA (issue 43): what the Lei Brasileira de Inclusão asks of the page, in every state of the form. */
+
+const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
+const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
+  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target).join(" ")}`)).toEqual([]);
+}
+
+/** The GOV.UK error message: the field marked, its message read with it, the cursor in it. */
+async function expectRefused(field: Locator, message: string) {
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  await expect(field).toHaveAccessibleDescription(new RegExp(`^Erro: ${message}`));
+  await expect(field).toBeFocused();
+}
+
+const answerField = (page: Page) => page.getByLabel(QUESTION);
+const answer = async (page: Page, offset = 0) =>
+  String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset);
+
+test("with JavaScript, each refusal marks its field, says why beside it and takes the cursor there; a success clears the marks", async ({
+  page,
+  standIn,
+}) => {
+  test.setTimeout(60_000); // four axe runs, each seconds on a busy machine
+  const form = await openNearForm(page);
+  const card = page.locator("#signup-form");
+  await expect(form.captcha).toBeVisible();
+  await expect(form.submit).toHaveAccessibleDescription(
+    "Para liberar o botão Cadastrar, resolva o captcha acima ou responda à pergunta.",
+  );
+  await expectNoAxeViolations(page);
+
+  await form.send("ana@exemplo");
+  await expectRefused(form.email, "Por favor, informe um e-mail válido.");
+  await expect(page.getByRole("alert")).toHaveText("E-mail inválido");
+  await expectNoAxeViolations(page);
+
+  const email = uniqueEmail("acessivel");
+  await standIn.setSiteverify({ success: false });
+  await form.send(email);
+  await expectRefused(page.getByRole("group", { name: "Verificação anti-robô" }), "Confirme que você não é um robô");
+  await expect(form.email).not.toHaveAttribute("aria-invalid");
+  // Refused by siteverify: the widget asks for a new token, and nothing was relayed.
+  await expect(form.captcha).toHaveAttribute("data-resets", "1");
+  expect((await standIn.received()).webhook).toHaveLength(0);
+  await standIn.setSiteverify({ success: true });
+
+  await page.getByRole("button", { name: "Não consegue resolver o captcha? Responda a uma pergunta" }).click();
+  const questionToken = page.locator('input[name="challengeToken"]');
+  const firstToken = await questionToken.inputValue();
+  await answerField(page).fill(await answer(page, 1));
+  await form.press();
+  await expectRefused(answerField(page), "Confira a conta e responda à nova pergunta.");
+  // The server's next question takes the place of the one answered wrong.
+  await expect(questionToken).not.toHaveValue(firstToken);
+  await expect(answerField(page)).toHaveValue("");
+  await expect(card).toMatchAriaSnapshot(`
+    - textbox "Seu e-mail": ${email}
+    - group "Verificação anti-robô":
+      - text: /Quanto é/
+      - paragraph: "Erro: Confira a conta e responda à nova pergunta."
+      - textbox /Quanto é/
+      - paragraph: Responda com algarismos ou por extenso.
+    - button "Cadastrar"
+    - paragraph: /Usamos seu e-mail/
+  `);
+  await expectNoAxeViolations(page);
+
+  await answerField(page).fill(await answer(page));
+  await form.press();
+  await expectSignedUpOnce(page, standIn, { email });
+  await expect(page.getByRole("status").filter({ hasText: "Cadastro realizado!" })).toBeVisible();
+  await expect(card.locator("[aria-invalid]")).toHaveCount(0);
+  await expect(card.getByText(/^Erro:/)).toHaveCount(0);
+  await expectNoAxeViolations(page);
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("each refusal marks its field and puts the cursor in it, what was typed kept, the title saying it; signed up once, even after a refresh", async ({
+    page,
+    standIn,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const form = signupForm(page);
+    await form.email.fill("ana@exemplo");
+    await answerField(page).fill(await answer(page));
+    await form.press();
+    await expectRefused(form.email, "Por favor, informe um e-mail válido.");
+    await expect(form.email).toHaveValue("ana@exemplo");
+    await expect(page.getByRole("alert")).toBeInViewport({ ratio: 1 });
+    await expect(page).toHaveTitle(/^E-mail inválido — Prevly/);
+
+    const email = uniqueEmail("sem-js-acessivel");
+    await form.email.fill(email);
+    await answerField(page).fill("");
+    await form.press();
+    await expectRefused(answerField(page), "Responda à pergunta de verificação acima");
+    await expect(form.email).not.toHaveAttribute("aria-invalid");
+    await expect(form.email).toHaveValue(email);
+
+    await answerField(page).fill(await answer(page));
+    await form.press();
+    await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+    await expect(page.getByRole("status")).toBeInViewport({ ratio: 1 });
+    await expect(page.locator("form [aria-invalid]")).toHaveCount(0);
+    expect((await standIn.received()).webhook.map((hit) => hit.body)).toEqual([expect.objectContaining({ email })]);
+
+    // Reloading the result page posts the same form again: signed up, no second relay.
+    await page.reload();
+    await expect(page.getByRole("status")).toContainText("Cadastro realizado!");
+    expect((await standIn.received()).webhook).toHaveLength(1);
+  });
+});
+
+test("by keyboard alone: from the call to action, the question instead of the captcha, back to the e-mail after its refusal, the sign-up, the toast's close button", async ({
+  page,
+  standIn,
+}) => {
+  await openNearForm(page);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const cta = page.getByRole("link", { name: "Seja o primeiro a saber!" });
+  await tabUntil(page, cta);
+  await page.keyboard.press("Enter");
+  const form = signupForm(page);
+  await expect(form.email).toBeFocused();
+  const email = uniqueEmail("so-teclado");
+  await page.keyboard.type(email.replace(/\.com\.br$/, ""));
+
+  await tabUntil(page, page.getByRole("button", { name: /Responda a uma pergunta/ }));
+  await page.keyboard.press("Enter");
+  await expect(answerField(page)).toBeFocused();
+  const answerTyped = await answer(page);
+  await page.keyboard.type(answerTyped);
+  await afterMinimumTime(page);
+  await page.keyboard.press("Enter");
+  await expectRefused(form.email, "Por favor, informe um e-mail válido.");
+  // The question stays, the answer typed with it: only the address needs fixing.
+  await expect(answerField(page)).toHaveValue(answerTyped);
+
+  await page.keyboard.press("End");
+  await page.keyboard.type(".com.br");
+  await tabUntil(page, form.submit);
+  await page.keyboard.press("Enter");
+  await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+  const close = page.locator('[data-sonner-toast][data-removed="false"]').getByRole("button", { name: "Fechar aviso" });
+  await tabUntil(page, close);
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Cadastro realizado!")).toHaveCount(0);
+});
+
+/** Presses Tab until `target` has the focus, as a keyboard user moves through the page. */
+async function tabUntil(page: Page, target: Locator) {
+  for (let presses = 0; presses < 30; presses += 1) {
+    if (await target.evaluate((element) => element === document.activeElement)) return;
+    await page.keyboard.press("Tab");
+  }
+  await expect(target).toBeFocused();
+}
+
+type Rgb = [number, number, number];
+const rgb = (css: string) =>
+  css
+    .match(/[\d.]+/g)!
+    .slice(0, 3)
+    .map(Number) as Rgb;
+const luminance = (colour: Rgb) => {
+  const [r, g, b] = colour.map((value) => {
+    const channel = value / 255;
+    return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+};
+/** WCAG's contrast ratio of two CSS colours. */
+const contrast = (a: string, b: string) => {
+  const [light, dark] = [luminance(rgb(a)), luminance(rgb(b))].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+};
+
+/** Runs in the page: an element's focus ring and edge, and the colours behind it (each stop of a gradient). */
+function renderedColours(element: Element) {
+  const behind: string[] = [];
+  for (let node = element.parentElement; node && behind.length === 0; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    const stops = style.backgroundImage.match(/rgba?\([^)]+\)/g);
+    if (stops) behind.push(...stops);
+    else if (style.backgroundColor !== "rgba(0, 0, 0, 0)") behind.push(style.backgroundColor);
+  }
+  const own = getComputedStyle(element);
+  return {
+    focusVisible: element.matches(":focus-visible"),
+    ring: own.outlineStyle === "none" ? null : own.outlineColor,
+    edge: own.borderTopColor,
+    fill: own.backgroundColor,
+    behind,
+  };
+}
+
+test("the focus ring is 3:1 against every background it appears on, the fields' edges 3:1, and each target 24×24 px at least", async ({
+  page,
+}) => {
+  const form = await openNearForm(page);
+  const questionInstead = page.getByRole("button", { name: /Responda a uma pergunta/ });
+  const targets: Array<[string, Locator]> = [
+    ["call to action", page.getByRole("link", { name: "Seja o primeiro a saber!" })],
+    ["e-mail", form.email],
+    ["question instead", questionInstead],
+    ["answer", answerField(page)],
+    ["Cadastrar", form.submit],
+    ["footer link", page.getByRole("link", { name: "Termos de Uso" })],
+    ["toast's close button", page.getByRole("button", { name: "Fechar aviso" })],
+  ];
+  const problems: string[] = [];
+  for (const [name, target] of targets) {
+    if (name === "answer") {
+      await questionInstead.focus();
+      await page.keyboard.press("Enter");
+    }
+    if (name === "toast's close button") {
+      await form.submit.focus();
+      await page.keyboard.press("Enter");
+    }
+    await target.focus();
+    const { focusVisible, ring, behind } = await target.evaluate(renderedColours);
+    expect(focusVisible, name).toBe(true);
+    for (const background of behind) {
+      const ratio = ring ? contrast(ring, background) : 0;
+      if (ratio < 3) problems.push(`${name}: ring ${ring} on ${background}, ${ratio.toFixed(2)}:1`);
+    }
+    const box = (await target.boundingBox())!;
+    if (Math.round(box.width) < 24 || Math.round(box.height) < 24)
+      problems.push(`${name}: ${box.width}×${box.height} px`);
+  }
+  expect(problems).toEqual([]);
+
+  for (const field of [form.email, answerField(page)]) {
+    const { edge, fill, behind } = await field.evaluate(renderedColours);
+    for (const background of [fill, ...behind]) expect(contrast(edge, background)).toBeGreaterThanOrEqual(3);
+  }
+});
+
+test("a toast stays while the focus is in it, and runs out once the focus leaves", async ({ page }) => {
+  await page.clock.install();
+  const form = await openNearForm(page);
+  await form.send("ana@exemplo");
+  const toast = page.locator('[data-sonner-toast][data-removed="false"]');
+  await expect(toast).toContainText("E-mail inválido");
+  await toast.getByRole("button", { name: "Fechar aviso" }).focus();
+  await page.clock.runFor(10_000);
+  await expect(toast).toContainText("E-mail inválido");
+  await form.email.focus();
+  await page.clock.runFor(5_000);
+  await expect(toast).toHaveCount(0);
+});
+
+test("reduced motion: no smooth scroll, no toast animation; forced colours: the field's edge, the button in each state and the focus ring stay", async ({
+  page,
+}) => {
+  await page.emulateMedia({ reducedMotion: "reduce", forcedColors: "active" });
+  const form = await openNearForm(page);
+  expect(await page.evaluate(() => getComputedStyle(document.documentElement).scrollBehavior)).toBe("auto");
+  /** Whether the element's edge (or, focused, its ring) is drawn in a colour other than what it sits on. */
+  const drawn = (element: Element, ring: boolean) => {
+    const style = getComputedStyle(element);
+    const [line, width, colour] = ring
+      ? [style.outlineStyle, style.outlineWidth, style.outlineColor]
+      : [style.borderTopStyle, style.borderTopWidth, style.borderTopColor];
+    const behind = getComputedStyle(document.body).backgroundColor;
+    return line !== "none" && parseFloat(width) > 0 && colour !== behind && colour !== "rgba(0, 0, 0, 0)";
+  };
+  await expect(form.submit).toBeDisabled();
+  expect(await form.submit.evaluate(drawn, false), "disabled 'Cadastrar'").toBe(true);
+  await form.email.fill("ana@exemplo");
+  await form.captcha.click();
+  expect(await form.submit.evaluate(drawn, false), "'Cadastrar'").toBe(true);
+  expect(await form.email.evaluate(drawn, false), "the e-mail's edge").toBe(true);
+  await form.email.focus();
+  expect(await form.email.evaluate(drawn, true), "the focus ring").toBe(true);
+
+  await form.press();
+  const toast = page.locator("[data-sonner-toast]");
+  await expect(toast).toContainText("E-mail inválido");
+  expect(await toast.evaluate((element) => element.getAnimations().length)).toBe(0);
+  expect(await toast.evaluate((element) => getComputedStyle(element).transitionDuration)).toMatch(/^0s(, 0s)*$/);
+});
+
+test.describe("text enlarged and spaced", () => {
+  // The visitor's own style sheet, as a browser setting or extension adds it (the page's policy allows none).
+  test.use({ bypassCSP: true });
+
+  for (const { what, width, css } of [
+    { what: "200 % text at 1280 px", width: 1280, css: "html { font-size: 200% !important }" },
+    {
+      what: "400 % zoom at 1280 px (320 px wide) with WCAG 1.4.12's text spacing",
+      width: 320,
+      css: "* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important } p { margin-bottom: 2em !important }",
+    },
+  ]) {
+    test(`${what}: nothing scrolls sideways, no text is cut, the form's parts stay apart`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 800 });
+      const form = await openNearForm(page);
+      await page.addStyleTag({ content: css });
+      await expect(form.captcha).toBeVisible();
+      const layout = await page.evaluate(() => {
+        const cut = [...document.body.querySelectorAll<HTMLElement>("*")].filter((element) => {
+          const style = getComputedStyle(element);
+          // The drawing beside the hero is decoration (hero.spec.ts): its text is drawn, not read.
+          if (style.overflow === "visible" || element.closest(".sr-only, #product-preview")) return false;
+          return element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1;
+        });
+        const parts = [...document.querySelectorAll("#signup-form > *")]
+          .map((part) => part.getBoundingClientRect())
+          .filter((box) => box.height > 0);
+        const overlapping = parts.filter((part, index) => index > 0 && part.top < parts[index - 1]!.bottom - 0.5);
+        return {
+          sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          cut: cut.map((element) => element.outerHTML.slice(0, 80)),
+          overlapping: overlapping.length,
+          outside: parts.filter((part) => part.left < 0 || part.right > innerWidth).length,
+        };
+      });
+      expect(layout).toEqual({ sideways: 0, cut: [], overlapping: 0, outside: 0 });
+    });
+  }
+});
