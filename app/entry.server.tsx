@@ -8,13 +8,10 @@ import { PageCache } from "./page/page-cache.server";
 import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
 import { isHttps } from "./server/client-address.server";
-import { installServerPlumbing } from "./server/guards.server";
 import { logError, logEvent } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
 import { insight, settings } from "./server/services.server";
 import stylesheetUrl from "./tailwind.css";
-
-installServerPlumbing();
 
 const pages = new PageCache();
 const development = settings.NODE_ENV === "development";

@@ -5,7 +5,8 @@ import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
-import { acceptPostsFrom, answerBeforeRemix, onEachAnswer } from "./guards.server";
+import { installServerPlumbing } from "./installer.server";
+import { guardProcess, oncePerProcess } from "./process.server";
 import { Metrics } from "./metrics.server";
 import {
   exitOnConfigError,
@@ -21,20 +22,28 @@ import {
  * now or through the queue, or the local file), the pipeline and the metrics.
  */
 export const settings = loadSettings();
-acceptPostsFrom(settings.PUBLIC_URL);
 
 const metrics = new Metrics();
-answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
 /** The campaign counts (docs/insight.md), shown in /metrics. */
 export const insight = new Insight(metrics.registry);
-answerBeforeRemix(VIEW_PATH, insight.viewAnswer);
-answerBeforeRemix(FORM_REACHED_PATH, insight.formReachedAnswer);
 /**
  * Answered to probes, scrapes and the counts' own requests, not to visitors: a readiness probe's 503 is no visitor's
  * error, and a view or a beacon is no answer a visitor reads.
  */
 const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", VIEW_PATH, FORM_REACHED_PATH]);
-onEachAnswer((status, path) => NOT_VISITORS.has(path) || metrics.answered(status));
+const edge = {
+  publicOrigin: settings.PUBLIC_URL,
+  earlyAnswers: new Map([
+    ["/metrics", { methods: ["GET"], answer: metrics.handler(settings.METRICS_TOKEN) }],
+    [VIEW_PATH, { methods: ["GET"], answer: insight.viewAnswer }],
+    [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],
+  ]),
+  answered: (status: number, path: string) => NOT_VISITORS.has(path) || metrics.answered(status),
+};
+oncePerProcess(() => {
+  guardProcess();
+  installServerPlumbing(edge);
+});
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
 /** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
