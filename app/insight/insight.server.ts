@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Counter, type Registry } from "prom-client";
+import type { RequestFields } from "~/server/client-address.server";
 import { DATA_REQUEST_HEADER } from "~/server/guards.server";
 import { campaignOf, campaignQueryOfPost, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
 import { BoundedLabels, type Bounds } from "./bounded-labels.server";
@@ -59,7 +60,7 @@ export class Insight {
   }
 
   /** The page the app answered itself (entry.server.tsx): a view, unless the shipped nginx counted it. */
-  pageAnswered(request: Request): void {
+  pageAnswered(request: RequestFields): void {
     if (request.method !== "GET" || request.headers.has(VIEW_COUNTED_HEADER)) return;
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
   }

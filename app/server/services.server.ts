@@ -5,6 +5,9 @@ import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { PageCache } from "~/page/page-cache.server";
+import { isHttps, type RequestFields } from "./client-address.server";
 import { installServerPlumbing } from "./installer.server";
 import { guardProcess, oncePerProcess } from "./process.server";
 import { Metrics } from "./metrics.server";
@@ -31,9 +34,33 @@ export const insight = new Insight(metrics.registry);
  * error, and a view or a beacon is no answer a visitor reads.
  */
 const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", VIEW_PATH, FORM_REACHED_PATH]);
+/** The shared render (decision 009), answered by Remix's document request and, once fresh, before Remix. */
+export const pages = new PageCache();
+
+/** The page's fresh render, answered as Remix would (same status, headers and bytes) and counted as a view. */
+function answerThePage(request: IncomingMessage, response: ServerResponse): boolean {
+  const fields = requestFields(request);
+  const { get } = fields.headers;
+  const ask = { ifNoneMatch: get("if-none-match"), acceptEncoding: get("accept-encoding") };
+  const answer = pages.answerEarly("/", { ...ask, https: isHttps(fields, settings.TRUST_PROXY) });
+  if (!answer) return false;
+  insight.pageAnswered(fields);
+  response.writeHead(answer.status, [...answer.headers].flat());
+  response.end(answer.body);
+  return true;
+}
+
+/** What the counts and the HTTPS check read of a Node request, without building a fetch Request. */
+function requestFields(request: IncomingMessage): RequestFields {
+  const get = (name: string) => [request.headers[name] ?? []].flat().join(", ") || null;
+  const has = (name: string) => name in request.headers;
+  return { method: request.method ?? "", url: `http://site${request.url}`, headers: { get, has } };
+}
+
 const edge = {
   publicOrigin: settings.PUBLIC_URL,
   earlyAnswers: new Map([
+    ["/", { methods: ["GET", "HEAD"], answer: answerThePage }],
     ["/metrics", { methods: ["GET"], answer: metrics.handler(settings.METRICS_TOKEN) }],
     [VIEW_PATH, { methods: ["GET"], answer: insight.viewAnswer }],
     [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],

@@ -1,13 +1,19 @@
+import { get, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
+import { scrapeMetrics, sumOf } from "../harness/metrics";
 
 let app: RunningApp;
 /** Behind a proxy, at its public address. */
 let proxied: RunningApp;
 const PUBLIC_URL = "https://prevly.example";
+const METRICS_TOKEN = "headers-metrics-token-0123456789";
 
 beforeAll(async () => {
-  [app, proxied] = await Promise.all([startApp({}), startApp({ TRUST_PROXY: "1", PUBLIC_URL: PUBLIC_URL })]);
+  [app, proxied] = await Promise.all([
+    startApp({ METRICS_TOKEN }),
+    startApp({ TRUST_PROXY: "1", PUBLIC_URL: PUBLIC_URL }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([app?.stop(), proxied?.stop()]);
@@ -108,5 +114,56 @@ describe("security headers on the built server", () => {
       body: "email=ana%40exemplo",
     });
     expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+});
+
+describe("the page answered before Remix", () => {
+  type Raw = { status: number; headers: string[]; body: Buffer };
+  /** The answer as sent: its header lines in order (but Date; names in one case, as HTTP reads them) and its bytes, still compressed. */
+  const send = (method: string, path: string, headers: Record<string, string>) =>
+    new Promise<Raw>((resolve, reject) => {
+      get(`${app.origin}${path}`, { method, headers }, async (response: IncomingMessage) => {
+        const lines: string[] = [];
+        for (let index = 0; index < response.rawHeaders.length; index += 2)
+          if (response.rawHeaders[index] !== "Date")
+            lines.push(`${response.rawHeaders[index]!.toLowerCase()}: ${response.rawHeaders[index + 1]}`);
+        resolve({ status: response.statusCode!, headers: lines, body: Buffer.concat(await response.toArray()) });
+      }).on("error", reject);
+    });
+  /** remix-serve logs "GET /?… 200 …" for each request that reached express, which an early answer never does. */
+  const reachedRemix = (query: string) =>
+    app
+      .output()
+      .split("\n")
+      .filter((line) => new RegExp(`^(GET|HEAD) /\\?${query} `).test(line)).length;
+  /** Asked until Remix renders the page afresh (the last render has aged past its second), and kept. */
+  async function fromRemix(method: string, headers: Record<string, string>): Promise<Raw> {
+    for (;;) {
+      const before = reachedRemix("utm_source=remix");
+      const answer = await send(method, "/?utm_source=remix", headers);
+      await app.printed(/^GET \/healthz /m);
+      if ((await fetch(`${app.origin}/healthz`)).ok && reachedRemix("utm_source=remix") > before) return answer;
+    }
+  }
+
+  it("is byte for byte what Remix sent for the same render, 304 and HEAD included, and counted as a view", async () => {
+    const views = async () =>
+      sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "page_views_total", { utm_source: "early" });
+    const before = await views();
+    for (const [method, headers] of [
+      ["GET", { "accept-encoding": "gzip, br" }],
+      ["GET", { "accept-encoding": "gzip" }],
+      ["GET", {}],
+      ["HEAD", { "accept-encoding": "br" }],
+    ] as const) {
+      const remix = await fromRemix(method, headers);
+      const early = await send(method, "/?utm_source=early", headers);
+      const etag = early.headers.find((line) => line.startsWith("etag: "))!.slice(6);
+      const revalidated = await send(method, "/?utm_source=early", { ...headers, "if-none-match": `"x", ${etag}` });
+      expect(early).toEqual(remix);
+      expect(revalidated.status).toBe(304);
+    }
+    expect(reachedRemix("utm_source=early")).toBe(0);
+    expect(await views()).toBe(before + 6);
   });
 });
