@@ -9,7 +9,7 @@ import { readPublicFile } from "./server/app-files.server";
 import { isHttps } from "./server/client-address.server";
 import { logError, logEvent } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
-import { insight, pages, settings } from "./server/services.server";
+import { insight, pages, settings } from "./services.server";
 import stylesheetUrl from "./tailwind.css";
 
 const development = settings.NODE_ENV === "development";

@@ -10,7 +10,7 @@ import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
  * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
  * not (its mirror to VIEW_PATH), so the app does not count the page it renders for it again.
  */
-export const VIEW_COUNTED_HEADER = "x-view-counted";
+const VIEW_COUNTED_HEADER = "x-view-counted";
 
 /** Sized for a launch's few dozen campaigns and referring sites (docs/insight.md, "Bounded"). */
 export const BOUNDS: Bounds = { valuesPerLabel: 50, seriesPerMetric: 200 };

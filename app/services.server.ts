@@ -7,17 +7,17 @@ import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PageCache } from "~/page/page-cache.server";
-import { isHttps, type RequestFields } from "./client-address.server";
-import { installServerPlumbing } from "./installer.server";
-import { guardProcess, oncePerProcess } from "./process.server";
-import { Metrics } from "./metrics.server";
+import { isHttps, type RequestFields } from "~/server/client-address.server";
+import { installServerPlumbing } from "~/server/installer.server";
+import { guardProcess, oncePerProcess } from "~/server/process.server";
+import { Metrics } from "~/server/metrics.server";
 import {
   exitOnConfigError,
   loadSettings,
   makeSignupsFolder,
   orExitOnConfigError,
   withSigningSecret,
-} from "./settings.server";
+} from "~/server/settings.server";
 
 /**
  * The server's services, built once from the validated settings when the build is imported (before
@@ -81,7 +81,7 @@ if (redis) {
   await Promise.race([redis.database.catch(exitOnConfigError), waited]);
 }
 await makeSignupsFolder(settings).catch(exitOnConfigError);
-export const state = redis ?? memoryState();
+const state = redis ?? memoryState();
 export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
 // Queued mode refuses a Redis that evicts keys; the other modes are warned once Redis first answers.
 if (redis && !delivery.queued)
