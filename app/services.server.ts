@@ -45,7 +45,7 @@ function answerThePage(request: IncomingMessage, response: ServerResponse): bool
   const answer = pages.answerEarly("/", { ...ask, https: isHttps(fields, settings.TRUST_PROXY) });
   if (!answer) return false;
   insight.pageAnswered(fields);
-  response.writeHead(answer.status, [...answer.headers].flat());
+  response.writeHead(answer.status, answer.headerLines);
   response.end(answer.body);
   return true;
 }

@@ -30,10 +30,18 @@ type RenderedPage = {
   csp: string;
   status: number;
   headers: Headers;
+  /** Each answer made of it, by encoding (or 304) and HTTPS: a launch's flood asks for the same few. */
+  answers: Map<string, PageAnswer>;
 };
 /** What a request for the page says of the answer it may take. */
 type PageAsk = { ifNoneMatch: string | null; acceptEncoding: string | null; https: boolean };
-export type PageAnswer = { status: number; headers: Headers; body: Uint8Array<ArrayBuffer> | null };
+/** `headerLines`: the headers as Node's `writeHead` takes them, names and values in turn. */
+export type PageAnswer = {
+  status: number;
+  headers: Headers;
+  headerLines: string[];
+  body: Uint8Array<ArrayBuffer> | null;
+};
 
 type DocumentRequest = {
   request: Request;
@@ -76,8 +84,8 @@ export class PageCache {
       ifNoneMatch: request.headers.get("if-none-match"),
       acceptEncoding: request.headers.get("accept-encoding"),
     };
-    const { body, ...answer } = answerFrom(page, { ...ask, https });
-    return new Response(body, answer);
+    const { status: answered, headers, body } = answerFrom(page, { ...ask, https });
+    return new Response(body, { status: answered, headers });
   }
 
   /** The fresh shared render of `path` as `respond` answers it, without asking Remix; null when there is none. */
@@ -88,16 +96,24 @@ export class PageCache {
 }
 
 function answerFrom(page: RenderedPage, { ifNoneMatch, acceptEncoding, https }: PageAsk): PageAnswer {
+  const revalidated = ifNoneMatch?.split(/\s*,\s*/).includes(page.etag) === true;
+  const encoding = revalidated ? "304" : preferredEncoding(acceptEncoding);
+  const key = `${encoding} ${String(https)}`;
+  let answer = page.answers.get(key);
+  if (answer) return answer;
   const headers = htmlHeaders(page.headers, SHARED_PAGE_CACHE_CONTROL);
   headers.set("ETag", page.etag);
   headers.set("Vary", "Accept-Encoding");
   setSecurityHeaders(headers, { csp: page.csp, https });
-  if (ifNoneMatch?.split(/\s*,\s*/).includes(page.etag)) return { status: 304, headers, body: null };
-  const encoding = preferredEncoding(acceptEncoding);
-  if (encoding !== "identity") headers.set("Content-Encoding", encoding);
-  const body = page.bodies[encoding];
-  headers.set("Content-Length", String(body.byteLength));
-  return { status: page.status, headers, body };
+  if (encoding === "304") answer = { status: 304, headers, headerLines: [...headers].flat(), body: null };
+  else {
+    if (encoding !== "identity") headers.set("Content-Encoding", encoding);
+    const body = page.bodies[encoding];
+    headers.set("Content-Length", String(body.byteLength));
+    answer = { status: page.status, headers, headerLines: [...headers].flat(), body };
+  }
+  page.answers.set(key, answer);
+  return answer;
 }
 
 function htmlHeaders(base: Headers, cacheControl: string): Headers {
@@ -121,6 +137,7 @@ function renderPage(document: DocumentRequest): RenderedPage {
     csp: documentCsp(html, { development: document.development }),
     status: document.status,
     headers: new Headers(document.headers),
+    answers: new Map(),
   };
 }
 
