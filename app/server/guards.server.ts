@@ -24,8 +24,8 @@ type Refusal = { kind: "refuse"; status: 400 | 403 | 405; text: string; allow?: 
 export type Decision =
   | Refusal
   | { kind: "redirect"; location: string }
-  /** Answered before Remix by the early answer of `path`, or, when it declines, as `otherwise` says. */
-  | { kind: "early"; path: string; otherwise: HandOn }
+  /** Answered before Remix by the early answer of `path`, or, when it declines, as `otherwise` says (made then). */
+  | { kind: "early"; path: string; otherwise: () => HandOn }
   | HandOn;
 
 /** What happens to a request before Remix, decided from its request line, headers and peer alone (decision 005). */
@@ -40,7 +40,7 @@ export function decide(request: EdgeRequest, settings: EdgeSettings): Decision {
   const routeId = url.searchParams.get("_data");
   const early = settings.earlyAnswers.get(url.pathname);
   if (early?.methods.includes(method) && routeId === null)
-    return { kind: "early", path: url.pathname, otherwise: handOn(request, target, routeId, false) };
+    return { kind: "early", path: url.pathname, otherwise: () => handOn(request, target, routeId, false) };
   const signup = method === "POST";
   if (signup && !(url.pathname === "/" && url.searchParams.has("index"))) return refuse(405, NOT_ALLOWED, "GET, HEAD");
   // A post from another site is refused here, in Portuguese. Remix's own check answers an empty 500 (a 5xx at

@@ -82,7 +82,7 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
         return void response.writeHead(301, { Location: decision.location, "Content-Length": 0 }).end();
       case "early":
         if (edge.earlyAnswers.get(decision.path)?.answer(request, response)) return;
-        return carryOut(decision.otherwise, request, response);
+        return carryOut(decision.otherwise(), request, response);
       case "remix":
         if (decision.signup) answerBeforeExit(request, response);
         request.url = decision.target;

@@ -1,4 +1,3 @@
-import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { DATA_REQUEST_HEADER, decide, type Decision } from "~/server/guards.server";
 import { guardedServer } from "~/server/installer.server";
@@ -108,8 +107,8 @@ describe("the edge's decision", () => {
     expect(post.headers).not.toHaveProperty("origin");
     expect(post.headers).not.toHaveProperty("x-forwarded-host");
     expect(data.headers[DATA_REQUEST_HEADER]).toBe("routes/$");
-    expect(page.otherwise).toMatchObject({ target: "/", signup: false, headers: { origin: "null" } });
-    expect(page.otherwise.headers).not.toHaveProperty(DATA_REQUEST_HEADER);
+    expect(page.otherwise()).toMatchObject({ target: "/", signup: false, headers: { origin: "null" } });
+    expect(page.otherwise().headers).not.toHaveProperty(DATA_REQUEST_HEADER);
   });
 });
 
