@@ -1,7 +1,9 @@
-// Lint rules for the app, tests and scripts: typescript-eslint, React, hooks and accessibility;
-// formatting is Prettier's alone (eslint-config-prettier turns off the rules it owns).
+// Lint rules for the app, tests and scripts: typescript-eslint, React, hooks and accessibility, and the app's
+// floors (docs/architecture.md); formatting is Prettier's alone (eslint-config-prettier turns off the rules it owns).
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import importX from "eslint-plugin-import-x";
 import jsxA11y from "eslint-plugin-jsx-a11y";
 import react from "eslint-plugin-react";
 import reactHooks from "eslint-plugin-react-hooks";
@@ -28,5 +30,37 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  {
+    files: ["app/**/*.{ts,tsx}"],
+    plugins: { "import-x": importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      "import-x/resolver-next": [createTypeScriptImportResolver()],
+    },
+    rules: { "import-x/no-cycle": "error", "import-x/no-restricted-paths": ["error", { zones: floorZones() }] },
+  },
   prettier,
 );
+
+/**
+ * The app's floors, top to bottom: every arrow points down (docs/architecture.md). A module may import from its own
+ * folder and the floors below, never from a floor above nor from a neighbour on its own floor.
+ */
+function floorZones() {
+  const floors = [
+    ["entry.server.tsx", "entry.client.tsx", "root.tsx", "services.server.ts", "routes"],
+    ["components"],
+    ["signup"],
+    ["delivery", "insight", "page", "state"],
+    ["server"],
+    ["content.ts"],
+  ].map((rooms) => rooms.map((room) => `./app/${room}`));
+  // The top floor (the entries, the composition root, the routes) is imported by nothing but itself.
+  return floors.slice(1).flatMap((rooms, index) =>
+    rooms.map((target) => ({
+      target,
+      from: [...floors.slice(0, index + 1).flat(), ...rooms.filter((room) => room !== target)],
+      message: "Dependencies point down the app's floors (docs/architecture.md).",
+    })),
+  );
+}

@@ -4,19 +4,14 @@ import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { InlineCssProvider } from "./components/inline-stylesheet";
 import { ProductPreview } from "./components/product-preview";
 import { ProductPreviewMarkupProvider } from "./components/product-preview-picture";
-import { PageCache } from "./page/page-cache.server";
 import { forBarePath, isShareable } from "./page/shared-render.server";
 import { readPublicFile } from "./server/app-files.server";
 import { isHttps } from "./server/client-address.server";
-import { installServerPlumbing } from "./server/guards.server";
 import { logError, logEvent } from "./server/log.server";
 import { setSecurityHeaders } from "./server/security-headers.server";
-import { insight, settings } from "./server/services.server";
+import { insight, pages, settings } from "./services.server";
 import stylesheetUrl from "./tailwind.css";
 
-installServerPlumbing();
-
-const pages = new PageCache();
 const development = settings.NODE_ENV === "development";
 /** Read once in production; the dev server rebuilds it, so read it per render there. */
 const productionCss = development ? null : readPublicFile(stylesheetUrl);

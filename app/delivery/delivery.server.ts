@@ -4,7 +4,8 @@ import type { Metrics } from "~/server/metrics.server";
 import type { Settings } from "~/server/settings.server";
 import { DeliveryQueue } from "./queue.server";
 import { RedisDurability } from "./redis-durability.server";
-import { directRelay, type Relay } from "./relay.server";
+import { directRelay } from "./relay.server";
+import type { Relay } from "./submission";
 import { SignupSink } from "./sink.server";
 import { resultOf, WebhookClient } from "./webhook.server";
 

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { DRAIN_LIMIT_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail, reasonOf } from "~/server/log.server";
 import type { Settings } from "~/server/settings.server";
-import type { Relay, Submission } from "./relay.server";
+import type { Relay, Submission } from "./submission";
 import { describe, isRetryable, type FailedAnswer, type WebhookClient } from "./webhook.server";
 
 /** The first retry comes within this (a blip must cost seconds), each next one up to twice as late… */

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { open, statfs, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConfigError } from "~/server/settings.server";
-import type { DeliveryResult, Relay, Submission } from "./relay.server";
+import type { DeliveryResult, Relay, Submission } from "./submission";
 
 /** Below this much free space the next lines may not fit: unhealthy. */
 const MIN_FREE_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
+import { createHmac } from "node:crypto";
 import { failureReason, postWithDeadline } from "~/server/http-client.server";
 import { percentDecodedOrAsIs } from "~/server/percent-decoding.server";
-import { webhookSignature } from "~/signup/signed-tokens.server";
-import type { DeliveryResult, Submission } from "./relay.server";
+import type { DeliveryResult, Submission } from "./submission";
 
 /** What a visitor waiting in direct mode can bear (decision 003); queued attempts get their own. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -100,4 +100,10 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const date = Date.parse(header);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** `X-Signup-Signature`, Stripe's scheme, under a secret of its own (docs/delivery.md, "What the webhook receives"). */
+export function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${rawBody}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Counter, type Registry } from "prom-client";
+import type { RequestFields } from "~/server/client-address.server";
 import { DATA_REQUEST_HEADER } from "~/server/guards.server";
 import { campaignOf, campaignQueryOfPost, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
 import { BoundedLabels, type Bounds } from "./bounded-labels.server";
@@ -9,7 +10,7 @@ import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
  * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
  * not (its mirror to VIEW_PATH), so the app does not count the page it renders for it again.
  */
-export const VIEW_COUNTED_HEADER = "x-view-counted";
+const VIEW_COUNTED_HEADER = "x-view-counted";
 
 /**
  * Sized for a launch's few dozen campaigns and referring sites (docs/insight.md, "Bounded"). A campaign's values are
@@ -68,7 +69,7 @@ export class Insight {
   }
 
   /** The page the app answered itself (entry.server.tsx): a view, unless the shipped nginx counted it. */
-  pageAnswered(request: Request): void {
+  pageAnswered(request: RequestFields): void {
     if (request.method !== "GET" || request.headers.has(VIEW_COUNTED_HEADER)) return;
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
   }

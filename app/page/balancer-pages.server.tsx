@@ -40,12 +40,16 @@ function BalancerPage({ title, description }: { title: string; description: stri
   );
 }
 
-/** The pages by file name: `busy` for the balancer's own 429, `unavailable` for its 502 and 504. */
+/**
+ * The pages by file name: `busy` for the balancer's own 429, `too-large` for its 413 (a post over its body limit, read
+ * as the app reads one over its own), `unavailable` for its 502 and 504.
+ */
 export function balancerPages(): Record<string, string> {
   const page = (notice: { title: string; description: string }) =>
     `<!DOCTYPE html>${renderToStaticMarkup(<BalancerPage {...notice} />)}\n`;
   return {
     "busy.html": page(content.messages.tooMany),
+    "too-large.html": page(content.messages.unreadable),
     "unavailable.html": page(content.balancer.unavailable),
   };
 }

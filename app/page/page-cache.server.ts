@@ -23,7 +23,25 @@ export const SHARED_PAGE_CACHE_CONTROL = `public, max-age=0, s-maxage=${SHARED_R
 const BROTLI_QUALITY = 5;
 const GZIP_LEVEL = 6;
 
-type RenderedPage = { bodies: Record<Encoding, Uint8Array<ArrayBuffer>>; etag: string; csp: string };
+/** A render with what it was answered with: Remix's status and headers for it. */
+type RenderedPage = {
+  bodies: Record<Encoding, Uint8Array<ArrayBuffer>>;
+  etag: string;
+  csp: string;
+  status: number;
+  headers: Headers;
+  /** Each answer made of it, by encoding (or 304) and HTTPS: a launch's flood asks for the same few. */
+  answers: Map<string, PageAnswer>;
+};
+/** What a request for the page says of the answer it may take. */
+type PageAsk = { ifNoneMatch: string | null; acceptEncoding: string | null; https: boolean };
+/** `headerLines`: the headers as Node's `writeHead` takes them, names and values in turn. */
+export type PageAnswer = {
+  status: number;
+  headers: Headers;
+  headerLines: string[];
+  body: Uint8Array<ArrayBuffer> | null;
+};
 
 type DocumentRequest = {
   request: Request;
@@ -62,18 +80,40 @@ export class PageCache {
       this.pages.set(key, page);
     }
 
-    const headers = htmlHeaders(document.headers, SHARED_PAGE_CACHE_CONTROL);
-    headers.set("ETag", page.etag);
-    headers.set("Vary", "Accept-Encoding");
-    setSecurityHeaders(headers, { csp: page.csp, https });
-    const revalidated = request.headers.get("if-none-match")?.split(/\s*,\s*/) ?? [];
-    if (revalidated.includes(page.etag)) return new Response(null, { status: 304, headers });
-    const encoding = preferredEncoding(request.headers.get("accept-encoding"));
+    const ask = {
+      ifNoneMatch: request.headers.get("if-none-match"),
+      acceptEncoding: request.headers.get("accept-encoding"),
+    };
+    const { status: answered, headers, body } = answerFrom(page, { ...ask, https });
+    return new Response(body, { status: answered, headers });
+  }
+
+  /** The fresh shared render of `path` as `respond` answers it, without asking Remix; null when there is none. */
+  answerEarly(path: string, ask: PageAsk): PageAnswer | null {
+    const page = this.pages.get(path);
+    return page ? answerFrom(page, ask) : null;
+  }
+}
+
+function answerFrom(page: RenderedPage, { ifNoneMatch, acceptEncoding, https }: PageAsk): PageAnswer {
+  const revalidated = ifNoneMatch?.split(/\s*,\s*/).includes(page.etag) === true;
+  const encoding = revalidated ? "304" : preferredEncoding(acceptEncoding);
+  const key = `${encoding} ${String(https)}`;
+  let answer = page.answers.get(key);
+  if (answer) return answer;
+  const headers = htmlHeaders(page.headers, SHARED_PAGE_CACHE_CONTROL);
+  headers.set("ETag", page.etag);
+  headers.set("Vary", "Accept-Encoding");
+  setSecurityHeaders(headers, { csp: page.csp, https });
+  if (encoding === "304") answer = { status: 304, headers, headerLines: [...headers].flat(), body: null };
+  else {
     if (encoding !== "identity") headers.set("Content-Encoding", encoding);
     const body = page.bodies[encoding];
     headers.set("Content-Length", String(body.byteLength));
-    return new Response(body, { status, headers });
+    answer = { status: page.status, headers, headerLines: [...headers].flat(), body };
   }
+  page.answers.set(key, answer);
+  return answer;
 }
 
 function htmlHeaders(base: Headers, cacheControl: string): Headers {
@@ -95,6 +135,9 @@ function renderPage(document: DocumentRequest): RenderedPage {
     },
     etag: `W/"${createHash("sha1").update(identity).digest("base64url")}"`,
     csp: documentCsp(html, { development: document.development }),
+    status: document.status,
+    headers: new Headers(document.headers),
+    answers: new Map(),
   };
 }
 

@@ -10,7 +10,7 @@ import { SignupSection } from "~/components/signup-section";
 import { SiteFooter } from "~/components/site-footer";
 import { content } from "~/content";
 import { campaignQuery } from "~/insight/paths";
-import { insight, settings, signup } from "~/server/services.server";
+import { insight, settings, signup } from "~/services.server";
 import { FIELD, type SignupResult } from "~/signup/result";
 
 /**

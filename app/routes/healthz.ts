@@ -1,4 +1,4 @@
-import { delivery } from "~/server/services.server";
+import { delivery } from "~/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**

@@ -1,4 +1,4 @@
-import { unreadiness } from "~/server/services.server";
+import { unreadiness } from "~/services.server";
 import { setSecurityHeaders } from "~/server/security-headers.server";
 
 /**

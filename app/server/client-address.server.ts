@@ -33,7 +33,10 @@ export function clientKey(address: string | null): string {
   return address.includes(":") ? `${address.split(":").slice(0, 4).join(":")}::/64` : address;
 }
 
-export function isHttps(request: Request, trustedProxies: number): boolean {
+/** The fields of a fetch Request the edge reads; a Node request answered before Remix passes them without building one. */
+export type RequestFields = { method: string; url: string; headers: Pick<Headers, "get" | "has"> };
+
+export function isHttps(request: RequestFields, trustedProxies: number): boolean {
   if (new URL(request.url).protocol === "https:") return true;
   if (trustedProxies < 1) return false;
   return request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";

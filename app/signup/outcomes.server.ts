@@ -1,5 +1,5 @@
 import { content } from "~/content";
-import type { DeliveryResult } from "~/delivery/relay.server";
+import type { DeliveryResult } from "~/delivery/submission";
 import type { Notice } from "./result";
 
 const { messages } = content;

@@ -56,9 +56,3 @@ export class SignedTokens {
 }
 
 export const MAC_PATTERN = "[A-Za-z0-9_-]{43}";
-
-/** `X-Signup-Signature`, Stripe's scheme, under a secret of its own (docs/delivery.md, "What the webhook receives"). */
-export function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
-  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${rawBody}`).digest("hex");
-  return `t=${unixSeconds},v1=${mac}`;
-}

@@ -252,6 +252,22 @@ describe("the balancer's page cache", () => {
   });
 });
 
+describe("the balancer's own answers", () => {
+  it("a post over its body limit is its own 413 in Portuguese, leading back to the form, and never reaches an app", async () => {
+    const deployment = await appBehindBalancer();
+    const response = await fetch(`${deployment.origin}/?index`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `email=${"a".repeat(17 * 1024)}`,
+    });
+    const page = await response.text();
+    expect([response.status, response.headers.get("content-type")]).toEqual([413, "text/html; charset=utf-8"]);
+    expect(page).toContain("<h1>Envio inválido</h1>");
+    expect(page).toContain('href="/#cadastro"');
+    expect(await requestsReceived(deployment)).not.toContain("POST /?index");
+  });
+});
+
 describe("the balancer's connections to the apps", () => {
   it("an instance that is gone costs visitors nothing: its refused connections go to another, GETs and sign-ups alike", async () => {
     const instances = [await start(), await start()];

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Submission } from "~/delivery/relay.server";
+import type { Submission } from "~/delivery/submission";
 import { SignupSink } from "~/delivery/sink.server";
 
 /** The JSON-lines file without WEBHOOK_URL: rotation and an unwritable place never lose or corrupt a sign-up. */

@@ -5,15 +5,19 @@ import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
-import { acceptPostsFrom, answerBeforeRemix, onEachAnswer } from "./guards.server";
-import { Metrics } from "./metrics.server";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { PageCache } from "~/page/page-cache.server";
+import { isHttps, type RequestFields } from "~/server/client-address.server";
+import { installServerPlumbing } from "~/server/installer.server";
+import { guardProcess, oncePerProcess } from "~/server/process.server";
+import { Metrics } from "~/server/metrics.server";
 import {
   exitOnConfigError,
   loadSettings,
   makeSignupsFolder,
   orExitOnConfigError,
   withSigningSecret,
-} from "./settings.server";
+} from "~/server/settings.server";
 
 /**
  * The server's services, built once from the validated settings when the build is imported (before
@@ -21,20 +25,52 @@ import {
  * now or through the queue, or the local file), the pipeline and the metrics.
  */
 export const settings = loadSettings();
-acceptPostsFrom(settings.PUBLIC_URL);
 
 const metrics = new Metrics();
-answerBeforeRemix("/metrics", metrics.handler(settings.METRICS_TOKEN));
 /** The campaign counts (docs/insight.md), shown in /metrics. */
 export const insight = new Insight(metrics.registry);
-answerBeforeRemix(VIEW_PATH, insight.viewAnswer);
-answerBeforeRemix(FORM_REACHED_PATH, insight.formReachedAnswer);
 /**
  * Answered to probes, scrapes and the counts' own requests, not to visitors: a readiness probe's 503 is no visitor's
  * error, and a view or a beacon is no answer a visitor reads.
  */
 const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", VIEW_PATH, FORM_REACHED_PATH]);
-onEachAnswer((status, path) => NOT_VISITORS.has(path) || metrics.answered(status));
+/** The shared render (decision 009), answered by Remix's document request and, once fresh, before Remix. */
+export const pages = new PageCache();
+
+/** The page's fresh render, answered as Remix would (same status, headers and bytes) and counted as a view. */
+function answerThePage(request: IncomingMessage, response: ServerResponse): boolean {
+  const fields = requestFields(request);
+  const { get } = fields.headers;
+  const ask = { ifNoneMatch: get("if-none-match"), acceptEncoding: get("accept-encoding") };
+  const answer = pages.answerEarly("/", { ...ask, https: isHttps(fields, settings.TRUST_PROXY) });
+  if (!answer) return false;
+  insight.pageAnswered(fields);
+  response.writeHead(answer.status, answer.headerLines);
+  response.end(answer.body);
+  return true;
+}
+
+/** What the counts and the HTTPS check read of a Node request, without building a fetch Request. */
+function requestFields(request: IncomingMessage): RequestFields {
+  const get = (name: string) => [request.headers[name] ?? []].flat().join(", ") || null;
+  const has = (name: string) => name in request.headers;
+  return { method: request.method ?? "", url: `http://site${request.url}`, headers: { get, has } };
+}
+
+const edge = {
+  publicOrigin: settings.PUBLIC_URL,
+  earlyAnswers: new Map([
+    ["/", { methods: ["GET", "HEAD"], answer: answerThePage }],
+    ["/metrics", { methods: ["GET"], answer: metrics.handler(settings.METRICS_TOKEN) }],
+    [VIEW_PATH, { methods: ["GET"], answer: insight.viewAnswer }],
+    [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],
+  ]),
+  answered: (status: number, path: string) => NOT_VISITORS.has(path) || metrics.answered(status),
+};
+oncePerProcess(() => {
+  guardProcess();
+  installServerPlumbing(edge);
+});
 
 const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
 /** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
@@ -45,7 +81,7 @@ if (redis) {
   await Promise.race([redis.database.catch(exitOnConfigError), waited]);
 }
 await makeSignupsFolder(settings).catch(exitOnConfigError);
-export const state = redis ?? memoryState();
+const state = redis ?? memoryState();
 export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
 // Queued mode refuses a Redis that evicts keys; the other modes are warned once Redis first answers.
 if (redis && !delivery.queued)
