@@ -81,7 +81,7 @@ export class Signup {
   /** The question is easier for a script than hCaptcha: its relays get a small budget of their own. */
   private readonly questionRelays;
   private readonly presses;
-  private readonly pace = new RelayPace();
+  private readonly pace;
   /** One set of tokens per shared render: the page and its data request hand out the same. */
   readonly formTokens: (now?: number) => FormTokens;
 
@@ -114,6 +114,7 @@ export class Signup {
     });
     const relayed: SignupOutcome = { code: "relayed" };
     const guard = { holdMs: SIGNUP_TIME_BUDGET_MS + CLAIM_MARGIN_MS, relayed, isRelay: isSuccess };
+    this.pace = new RelayPace(state.relayTimes);
     this.replays = new ReplayGuard<SignupOutcome>(state.ledger, { ...guard, rememberMs: REPLAY_MEMORY_MS });
     this.emails = new ReplayGuard<SignupOutcome>(state.ledger, { ...guard, rememberMs: EMAIL_RELAY_INTERVAL_MS });
     this.formTokens = perSharedRender((now) => ({
@@ -210,7 +211,7 @@ export class Signup {
       const spent = await this.budgets(candidate, "spend");
       if (spent) return { code: spent };
       const outcome = await this.relayOnce(candidate, signupId, visit.deadline);
-      if (isSuccess(outcome)) this.pace.record(Date.now() - startedAt);
+      if (isSuccess(outcome)) void this.pace.record(Date.now() - startedAt);
       return outcome;
     });
     if (once.kind === "unavailable") return { code: "store-unavailable", detail: once.why };

@@ -8,6 +8,7 @@ import {
   ledgerEntry,
   type Ledger,
   type LimitSpec,
+  type RelayTimes,
   type SharedState,
 } from "./shared-state.server";
 
@@ -32,8 +33,16 @@ export function memoryState(): SharedState {
       else entries.set(key, LEDGER_VALUES.FAILED + result.outcome, { ttl: FAILED_TTL_MS });
     },
   };
+  const times: number[] = [];
+  const relayTimes: RelayTimes = {
+    async record(durationMs, keep) {
+      times.unshift(durationMs);
+      times.length = Math.min(times.length, keep);
+    },
+    recent: async () => [...times],
+  };
   const limit = (spec: LimitSpec) => limitOf(spec, memoryLimiter);
-  return { epoch: randomBytes(3).toString("base64url"), limit, ledger, unready: async () => null };
+  return { epoch: randomBytes(3).toString("base64url"), limit, ledger, relayTimes, unready: async () => null };
 }
 
 /** `spec` counted in this process: the memory store's limits, and the Redis store's while Redis is away. */

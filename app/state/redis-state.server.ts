@@ -11,6 +11,7 @@ import {
   type Ledger,
   type Limit,
   type LimitSpec,
+  type RelayTimes,
   type SharedState,
 } from "./shared-state.server";
 
@@ -101,6 +102,17 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     },
   };
 
+  const relayTimes: RelayTimes = {
+    async record(durationMs, keep) {
+      await client
+        .multi()
+        .lpush(key("relay-times"), durationMs)
+        .ltrim(key("relay-times"), 0, keep - 1)
+        .exec();
+    },
+    recent: async () => (await client.lrange(key("relay-times"), 0, -1)).map(Number),
+  };
+
   const limiter = (spec: LimitSpec) =>
     new RateLimiterRedis({
       storeClient: client,
@@ -135,7 +147,7 @@ export function redisState({ url, namespace }: { url: string; namespace: string 
     });
   });
 
-  return { epoch: "", limit, ledger, unready, client, database };
+  return { epoch: "", limit, ledger, relayTimes, unready, client, database };
 }
 
 /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials. */

@@ -41,11 +41,19 @@ export type Ledger = {
   settle(key: string, result: { ok: true } | { ok: false; outcome: string }, relayedTtlMs: number): Promise<void>;
 };
 
+/** How long the latest new addresses' relays took, shared so every instance, a restarted one too, knows the pace. */
+export type RelayTimes = {
+  /** Keeps the latest `keep` durations, this one included. */
+  record(durationMs: number, keep: number): Promise<void>;
+  recent(): Promise<number[]>;
+};
+
 export type SharedState = {
   /** Empty for Redis, which outlives processes; random per process for memory, so what a restart lost can be told. */
   epoch: string;
   limit(spec: LimitSpec): Limit;
   ledger: Ledger;
+  relayTimes: RelayTimes;
   /** Why the store cannot take sign-ups now (it does not answer, or refuses a write), as one line; null when it can. */
   unready(): Promise<string | null>;
 };
