@@ -35,11 +35,21 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
   await expect(form.submit).toHaveAccessibleDescription(
     "Para liberar o botão Cadastrar, resolva o captcha acima ou responda à pergunta.",
   );
+  await expect(card).toMatchAriaSnapshot(`
+    - textbox "Seu e-mail"
+    - button "Não consegue resolver o captcha? Responda a uma pergunta"
+    - paragraph: Para liberar o botão Cadastrar, resolva o captcha acima ou responda à pergunta.
+    - button "Cadastrar" [disabled]
+  `);
   await expectNoAxeViolations(page);
 
   await form.send("ana@exemplo");
   await expectRefused(form.email, "Por favor, informe um e-mail válido.");
   await expect(page.getByRole("alert")).toHaveText("E-mail inválido");
+  await expect(card).toMatchAriaSnapshot(`
+    - textbox "Seu e-mail": ana@exemplo
+    - paragraph: "Erro: Por favor, informe um e-mail válido."
+  `);
   await expectNoAxeViolations(page);
 
   const email = uniqueEmail("acessivel");
@@ -79,6 +89,10 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
   await expect(page.getByRole("status").filter({ hasText: "Cadastro realizado!" })).toBeVisible();
   await expect(card.locator("[aria-invalid]")).toHaveCount(0);
   await expect(card.getByText(/^Erro:/)).toHaveCount(0);
+  await expect(card).toMatchAriaSnapshot(`
+    - textbox "Seu e-mail"
+    - button "Cadastrar"
+  `);
   await expectNoAxeViolations(page);
 });
 
@@ -308,8 +322,9 @@ test.describe("text enlarged and spaced", () => {
     test(`${what}: nothing scrolls sideways, no text is cut, the form's parts stay apart`, async ({ page }) => {
       await page.setViewportSize({ width, height: 800 });
       const form = await openNearForm(page);
-      await page.addStyleTag({ content: css });
+      // The captcha mounts once the form is near: in place before the text grows and moves the form away.
       await expect(form.captcha).toBeVisible();
+      await page.addStyleTag({ content: css });
       const layout = await page.evaluate(() => {
         const cut = [...document.body.querySelectorAll<HTMLElement>("*")].filter((element) => {
           const style = getComputedStyle(element);
