@@ -44,7 +44,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TAPS = Number(process.env.BENCH_TAPS ?? 7);
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 11);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const SECTIONS = ["levels", "render", "get", "signup", "frame", "tap", "neighbours"] as const;
+const SECTIONS = ["levels", "render", "get", "signup", "flood", "frame", "tap", "neighbours"] as const;
 type Section = (typeof SECTIONS)[number];
 const { values: options } = parseArgs({ options: { only: { type: "string" } } });
 const chosen = new Set((options.only?.split(",") ?? SECTIONS) as Section[]);
@@ -391,6 +391,30 @@ async function printSignup(rig: Awaited<ReturnType<typeof startSignupRig>>) {
 /** Event Timing reports nothing under 16 ms. */
 const eventTiming = (ms: number) => (ms < 16 ? "< 16" : fmt(ms));
 
+/** A sign-up's latency, one at a time, without and then while wrk floods GET / on the same instance at its limit. */
+async function printFlood(origin: string) {
+  const wrk = findProgram("wrk");
+  if (!wrk) return console.log("\nflood: needs wrk (Debian's wrk), skipped");
+  const tag = `flood-${Date.now().toString(36)}`;
+  const quiet = await sequential(150, (index) => postOne(origin, `${tag}-quiet`, index));
+  const flood = spawnChild(
+    wrk,
+    ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-H", `Accept-Encoding: ${ACCEPT}`, `${origin}/`],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let output = "";
+  flood.stdout!.on("data", (chunk: Buffer) => (output += chunk));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const flooded = await sequential(150, (index) => postOne(origin, `${tag}-flooded`, index));
+  await new Promise((resolve) => flood.once("exit", resolve));
+  const figures = (latencies: number[]) =>
+    `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`;
+  console.log(`\nA sign-up, one at a time (150 each): ${figures(quiet)} alone; ${figures(flooded)} while GET / is`);
+  console.log(`flooded (${/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]} req/s, ${CONNECTIONS} connections)`);
+}
+
 async function printTap(origin: string) {
   const taps: FirstTap[] = [];
   for (let run = 0; run < TAPS; run++) taps.push(await firstTap(origin));
@@ -455,6 +479,7 @@ async function main() {
     if (chosen.has("render")) await printRender(origin);
     if (chosen.has("get")) await printGet(origin, html, dir);
     if (chosen.has("signup")) await printSignup(rig);
+    if (chosen.has("flood")) await printFlood(origin);
     if (chosen.has("frame")) await printFrame(origin);
     if (chosen.has("tap")) await printTap(origin);
     if (chosen.has("neighbours")) await printNeighbours();
