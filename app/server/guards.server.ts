@@ -51,6 +51,8 @@ export function decide(request: EdgeRequest, settings: EdgeSettings): Decision {
   // One spelling per path: `//` rendered the page with its form posting to `//?index`.
   if (url.pathname.includes("//"))
     return { kind: "redirect", location: url.pathname.replace(/\/{2,}/g, "/") + url.search };
+  // `/%5C` decodes to a backslash, on which React Router's `new URL()` throws: a 500 at anyone's will.
+  if (/%5c/i.test(url.pathname)) return refuse(400, INVALID);
   if (routeId !== null && !isOwnDataRequest(method, url.pathname, routeId)) return refuse(400, INVALID);
   return handOn(request, target, routeId, signup);
 }

@@ -53,6 +53,8 @@ describe("the edge's decision", () => {
     ["GET", "/?_data=root", {}, INVALID],
     ["GET", "/?_data=routes%2Fnope", {}, INVALID],
     ["GET", "/?_data=routes%2F%24", {}, INVALID],
+    ["GET", "/%5C", {}, INVALID],
+    ["HEAD", "/planos%5c/x", {}, INVALID],
     ["GET", "/planos?_data=routes%2F%24", {}, "remix /planos?_data=routes%2F%24"],
     ["POST", "/?index&_data=root", {}, INVALID],
     ["POST", "/?index&_data=routes%2F_index", {}, "remix /?index&_data=routes%2F_index"],
