@@ -123,9 +123,13 @@ export function SignupForm({ captchaSiteKey, botTrap, question }: SignupFormProp
     return () => clearTimeout(timer);
   }, [hydrated, captchaShown]);
 
-  // A refusal takes the cursor to the field it is about; without JavaScript, the field's `autoFocus` does.
+  // A refusal takes the cursor to the field it is about, in the middle of the screen: a field left at its edge would sit
+  // under the toast. Without JavaScript, the field's `autoFocus` does.
   useEffect(() => {
-    if (refusedField(newResult)) document.getElementById(refusedFieldId)?.focus();
+    if (!refusedField(newResult)) return;
+    const field = document.getElementById(refusedFieldId);
+    field?.scrollIntoView({ block: "center" });
+    field?.focus({ preventScroll: true });
   }, [newResult, refusedFieldId]);
 
   // The control that asked for the question is gone: the cursor goes where the answer is typed.

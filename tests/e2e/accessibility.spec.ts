@@ -262,6 +262,28 @@ test("the focus ring is 3:1 against every background it appears on, the fields' 
   }
 });
 
+test("at 320 px a refused field left at the screen's edge comes back clear of the toast, with its message", async ({
+  page,
+}) => {
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  await page.setViewportSize({ width: 320, height: 640 });
+  const form = await openNearForm(page);
+  await form.email.fill("bad@");
+  await form.captcha.click();
+  // The visitor scrolled on: the field's top is just above the screen when 'Cadastrar' is pressed.
+  await form.email.evaluate((field) => window.scrollBy(0, field.getBoundingClientRect().top + 20));
+  await form.submit.click();
+  await expectRefused(form.email, "Por favor, informe um e-mail válido.");
+  const toast = page.locator('[data-sonner-toast][data-removed="false"]');
+  await expect(toast).toContainText("E-mail inválido");
+  const covered = (await toast.boundingBox())!;
+  for (const part of [form.email, page.locator("#email-error")]) {
+    await expect(part).toBeInViewport({ ratio: 1 });
+    const box = (await part.boundingBox())!;
+    expect(box.y >= covered.y + covered.height || box.y + box.height <= covered.y, "under the toast").toBe(true);
+  }
+});
+
 test("a toast stays while the focus is in it, and runs out once the focus leaves", async ({ page }) => {
   await page.clock.install();
   const form = await openNearForm(page);
