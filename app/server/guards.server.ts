@@ -11,6 +11,12 @@ const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 const INVALID = "Requisição inválida.";
 const NOT_ALLOWED = "Método não permitido.";
 const OTHER_SITE = "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.";
+/** What Node's parser refuses before a request exists, by its error code, with the status Node itself would send. */
+const PARSER_REFUSALS: Record<string, { status: 408 | 413 | 431; text: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, text: "Cabeçalhos grandes demais." },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, text: "Requisição grande demais." },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: "A requisição demorou demais para chegar. Tente de novo." },
+};
 
 export type EdgeRequest = { method: string; target: string; headers: IncomingHttpHeaders; peerAddress: string };
 /** What the edge needs to know: the site's public origin (PUBLIC_URL's) and the paths answered before Remix. */
@@ -55,6 +61,12 @@ export function decide(request: EdgeRequest, settings: EdgeSettings): Decision {
   if (/%5c/i.test(url.pathname)) return refuse(400, INVALID);
   if (routeId !== null && !isOwnDataRequest(method, url.pathname, routeId)) return refuse(400, INVALID);
   return handOn(request, target, routeId, signup);
+}
+
+/** The answer to a request Node's parser refused (a malformed request line, headers past its limit, a request not
+ * whole in time): the status Node would send, with Portuguese text instead of none. */
+export function parserRefusal(errorCode: string | undefined): { status: number; text: string } {
+  return PARSER_REFUSALS[errorCode ?? ""] ?? { status: 400, text: INVALID };
 }
 
 function refuse(status: Refusal["status"], text: string, allow?: string): Refusal {

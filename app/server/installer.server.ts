@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import { answerBeforeExit } from "./graceful-stop.server";
-import { decide, type Decision, type EdgeSettings } from "./guards.server";
+import { decide, parserRefusal, type Decision, type EdgeSettings } from "./guards.server";
 import { logError, logEvent } from "./log.server";
 
 /** True when it answered the request, false to hand it on as the decision's `otherwise` says. */
@@ -42,6 +42,7 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
   const server = createServer({ ...SERVER_OPTIONS, ...options }, (request, response) => {
     const path = (request.url ?? "").split("?", 1)[0]!;
     response.once("finish", () => edge.answered(response.statusCode, path));
+    responseOn.set(request.socket, response);
     noStoreUnlessSaid(response);
     lingerBeforeClosing(request);
     const { method = "", url = "", headers, socket } = request;
@@ -61,6 +62,23 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
     const why = error.code === "EADDRINUSE" ? "it is already in use" : error.message;
     console.error(`Cannot listen on port ${String(port)}: ${why}. Stop what listens there or set PORT to a free port.`);
     process.exit(1);
+  });
+  // Node would answer these bare; there is no request or response yet, only the socket. An answer already begun on
+  // it (a request timed out while its answer was being sent) is cut rather than corrupted.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const begun = responseOn.get(socket);
+    if (error.code === "ECONNRESET" || !socket.writable || (begun?.headersSent && !begun.writableFinished))
+      return void socket.destroy();
+    const { status, text } = parserRefusal(error.code);
+    const head = [
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
+      "Content-Type: text/plain; charset=utf-8",
+      `Content-Length: ${Buffer.byteLength(text)}`,
+      "Cache-Control: no-store",
+      "Connection: close",
+    ];
+    socket.end(`${head.join("\r\n")}\r\n\r\n${text}`, () => socket.destroy());
+    edge.answered(status, "");
   });
   server.once("listening", () => {
     const address = server.address();
@@ -107,6 +125,8 @@ function noStoreUnlessSaid(response: http.ServerResponse): void {
 }
 
 const requestOf = new WeakMap<Socket, http.IncomingMessage>();
+/** The latest answer on each connection. */
+const responseOn = new WeakMap<Socket, http.ServerResponse>();
 
 /** Closes a connection once the request's body has arrived, or LINGER_MS after the answer (nginx's lingering close):
  * closed with bytes unread, the kernel answers them with a reset that can overtake the answer (a 413). */

@@ -1,0 +1,58 @@
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { guardedServer } from "~/server/installer.server";
+
+/** What Node's parser refuses never reaches the edge's decision: the installer answers it, in Portuguese. */
+const answered: number[] = [];
+const server = guardedServer(
+  { publicOrigin: undefined, earlyAnswers: new Map(), answered: (status) => answered.push(status) },
+  (_request, response) => response.end("ok"),
+  { requestTimeout: 200, connectionsCheckingInterval: 50 },
+);
+beforeAll(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)));
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+/** What the server sends back to `bytes` on a fresh connection, until it closes it. */
+function exchange(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1", () => socket.write(bytes));
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk.toString("utf8")));
+    socket.on("close", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
+
+it.each([
+  ["a request line that is no HTTP", "HELLO\r\n\r\n", "400 Bad Request", "Requisição inválida."],
+  [
+    "headers past Node's 16 KB",
+    `GET / HTTP/1.1\r\nHost: a\r\nX: ${"a".repeat(17_000)}\r\n\r\n`,
+    "431 Request Header Fields Too Large",
+    "Cabeçalhos grandes demais.",
+  ],
+  [
+    "a request that stops half-way",
+    "GET / HTTP/1.1\r\nHost: a\r\n",
+    "408 Request Timeout",
+    "A requisição demorou demais para chegar. Tente de novo.",
+  ],
+])(
+  "%s: answered with its status and Portuguese text, counted, the connection closed",
+  async (_case, bytes, statusLine, text) => {
+    answered.length = 0;
+    const reply = await exchange(bytes);
+    expect(reply.split("\r\n")[0]).toBe(`HTTP/1.1 ${statusLine}`);
+    expect(reply).toContain("Content-Type: text/plain; charset=utf-8");
+    expect(reply.endsWith(`\r\n\r\n${text}`)).toBe(true);
+    expect(answered).toEqual([Number(statusLine.slice(0, 3))]);
+  },
+);
+
+it("a second request on a connection whose first was answered still gets its refusal", async () => {
+  const reply = await exchange("GET / HTTP/1.1\r\nHost: a\r\n\r\nHELLO\r\n\r\n");
+  expect(reply).toMatch(
+    /^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok[\s\S]*HTTP\/1\.1 400 Bad Request[\s\S]*Requisição inválida\.$/,
+  );
+});
