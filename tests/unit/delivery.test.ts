@@ -77,6 +77,13 @@ describe("a 2xx is a delivery the moment its status line arrives", () => {
     standIn.webhook = { status: 503, bodyFault: "cut-short" };
     expect(await post()).toMatchObject({ kind: "status", status: 503, cut: true });
   });
+
+  it("an error answer of 10 MB is read no further than its start (what a visitor may see of it: unit/webhook-error-text)", async () => {
+    standIn.webhook = { status: 500, bodyBytes: 10 * 1024 * 1024 };
+    expect(await post()).toMatchObject({ kind: "status", status: 500, cut: true, text: expect.stringMatching(/^x+$/) });
+    await standIn.webhookDone();
+    expect(standIn.bodyBytesSent).toBeLessThan(10 * 1024 * 1024);
+  });
 });
 
 describe("what is tried again", () => {
