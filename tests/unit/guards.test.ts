@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DATA_REQUEST_HEADER, decide, type Decision } from "~/server/guards.server";
 import { guardedServer } from "~/server/installer.server";
 import { PEER_ADDRESS_HEADER } from "~/server/client-address.server";
@@ -36,10 +36,8 @@ describe("the edge's decision", () => {
   it.each<[string, string, Headers, string]>([
     // methods
     ["TRACE", "/", {}, "405 Método não permitido. (GET, HEAD, POST)"],
-    ["PROPFIND", "/", {}, "405 Método não permitido. (GET, HEAD, POST)"],
     ["get", "/", {}, "405 Método não permitido. (GET, HEAD, POST)"],
     ["POST", "/", {}, "405 Método não permitido. (GET, HEAD)"],
-    ["POST", "/healthz", {}, "405 Método não permitido. (GET, HEAD)"],
     ["POST", "/wp-login.php", {}, "405 Método não permitido. (GET, HEAD)"],
     ["POST", "//?index", {}, "405 Método não permitido. (GET, HEAD)"],
     ["POST", "/?_data=root", {}, "405 Método não permitido. (GET, HEAD)"],
@@ -56,7 +54,6 @@ describe("the edge's decision", () => {
     ["GET", "/?_data=root", {}, INVALID],
     ["GET", "/?_data=routes%2Fnope", {}, INVALID],
     ["GET", "/?_data=routes%2F%24", {}, INVALID],
-    ["GET", "/%5C", {}, INVALID],
     ["HEAD", "/planos%5c/x", {}, INVALID],
     ["GET", "/planos?_data=routes%2F%24", {}, "remix /planos?_data=routes%2F%24"],
     ["POST", "/?index&_data=root", {}, INVALID],
@@ -70,7 +67,6 @@ describe("the edge's decision", () => {
     ["GET", "http://evil.com/%", {}, "remix /%25"],
     ["GET", "/%ZZ/%E0?a=%", {}, "remix /%25ZZ/%25E0?a=%"],
     ["GET", "/%2F", {}, "remix /%2F"],
-    ["GET", "//", {}, "301 /"],
     ["GET", "///?utm_source=x", {}, "301 /?utm_source=x"],
     ["GET", "//evil.com/x", {}, "301 /evil.com/x"],
     ["GET", "/\\", {}, "301 /"],
@@ -126,6 +122,7 @@ describe("the server remix-serve creates", () => {
   });
 
   it("reads on past an answer sent before the upload ended, so no reset can overtake the answer (a 413, a refusal)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => undefined); // its "listening" line
     const server = guardedServer(edge, () => undefined).listen(0, "127.0.0.1");
     await once(server, "listening");
     let request: IncomingMessage | undefined;
@@ -146,6 +143,7 @@ describe("the server remix-serve creates", () => {
       expect([answer.slice(0, 12), await closed]).toEqual(["HTTP/1.1 405", true]);
     } finally {
       server.close();
+      vi.restoreAllMocks();
     }
   });
 });
