@@ -123,6 +123,8 @@ describe("the server remix-serve creates", () => {
 
   it("reads on past an answer sent before the upload ended, so no reset can overtake the answer (a 413, a refusal)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined); // its "listening" line
+    // The lingering close's own deadline held: however slowly the upload arrives here, it is read to its end.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const server = guardedServer(edge, () => undefined).listen(0, "127.0.0.1");
     await once(server, "listening");
     let request: IncomingMessage | undefined;
@@ -144,6 +146,7 @@ describe("the server remix-serve creates", () => {
     } finally {
       server.close();
       vi.restoreAllMocks();
+      vi.useRealTimers();
     }
   });
 });
