@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import { PageCache, preferredEncoding } from "~/page/page-cache.server";
-import { clientAddress, isHttps } from "~/server/client-address.server";
+import { clientAddress, isHttps, PEER_ADDRESS_HEADER } from "~/server/client-address.server";
 import { maskEmail } from "~/server/log.server";
 import { documentCsp, inlineScriptHashes } from "~/server/security-headers.server";
 import { CallGate } from "~/signup/captcha.server";
@@ -120,7 +120,7 @@ describe("parsing helpers", () => {
   });
 
   it.each([
-    [0, "203.0.113.9", null],
+    [0, "203.0.113.9", "198.51.100.7"],
     [1, "203.0.113.9", "203.0.113.9"],
     [1, "198.51.100.1, 203.0.113.9", "203.0.113.9"],
     [2, "198.51.100.1, 203.0.113.9", "198.51.100.1"],
@@ -131,9 +131,13 @@ describe("parsing helpers", () => {
     [1, "[2001:db8::1]:443", "2001:db8:0:0:0:0:0:1"],
     [1, "::ffff:203.0.113.9", "203.0.113.9"],
     [1, "203.0.113.09", null],
-  ])("TRUST_PROXY=%i and X-Forwarded-For %j → client %j", (trusted, header, expected) => {
-    expect(clientAddress(new Headers({ "x-forwarded-for": header }), trusted)).toBe(expected);
-  });
+  ])(
+    "TRUST_PROXY=%i and X-Forwarded-For %j → client %j (without trusted proxies, the socket's)",
+    (trusted, header, expected) => {
+      const headers = new Headers({ "x-forwarded-for": header, [PEER_ADDRESS_HEADER]: "198.51.100.7" });
+      expect(clientAddress(headers, trusted)).toBe(expected);
+    },
+  );
 
   it("knows HTTPS from the URL, or from X-Forwarded-Proto only behind a trusted proxy", () => {
     const behindProxy = new Request("http://localhost/", { headers: { "x-forwarded-proto": "https" } });
