@@ -23,26 +23,17 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** The security headers of an answer, and its policy. */
-function securityOf(headers: Headers) {
-  const names = ["x-content-type-options", "referrer-policy", "x-frame-options", "strict-transport-security"];
-  return {
-    ...Object.fromEntries(names.map((name) => [name, headers.get(name)])),
-    camera: headers.get("permissions-policy")?.includes("camera=()"),
-    // Measured out: a renderer process of its own on every arrival, for nothing this page holds (docs/security.md).
-    opener: headers.get("cross-origin-opener-policy"),
-    poweredBy: headers.get("x-powered-by"),
-  };
-}
-const secured = (hsts: boolean) => ({
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "strict-origin-when-cross-origin",
-  "x-frame-options": "DENY",
-  "strict-transport-security": hsts ? "max-age=63072000; includeSubDomains" : null,
-  camera: true,
-  opener: null,
-  poweredBy: null,
-});
+/** The headers every answer carries (docs/security.md), then two it must not (no Cross-Origin-Opener-Policy:
+ * measured out, a renderer process of its own on every arrival, for nothing this page holds), then HSTS. */
+const HEADERS = ["x-content-type-options", "referrer-policy", "x-frame-options", "permissions-policy"];
+const securityOf = (headers: Headers) =>
+  [...HEADERS, "x-powered-by", "cross-origin-opener-policy", "strict-transport-security"].map((name) =>
+    headers.get(name),
+  );
+const secured = (hsts: boolean) => [
+  ...["nosniff", "strict-origin-when-cross-origin", "DENY", expect.stringContaining("camera=()"), null, null],
+  hsts ? "max-age=63072000; includeSubDomains" : null,
+];
 
 describe("the built server's answers", () => {
   it("the page, its data and the 404 carry the security headers, HSTS only over HTTPS as the trusted proxy says; the page's policy hashes its own inline scripts", async () => {
