@@ -10,17 +10,18 @@ import { scrapeMetrics, sumOf } from "../harness/metrics";
  * alone: unit/guards; the policy's words: unit/helpers.
  */
 
-/** Behind a proxy, at its public address. */
+/** Behind a proxy, at its public address; and one that trusts no proxy. */
 let app: RunningApp;
+let untrusting: RunningApp;
 const PUBLIC_URL = "https://prevly.example";
 const METRICS_TOKEN = "headers-metrics-token-0123456789";
 const HTTPS = { "x-forwarded-proto": "https" };
 
 beforeAll(async () => {
-  app = await startApp({ METRICS_TOKEN, TRUST_PROXY: "1", PUBLIC_URL });
+  [app, untrusting] = await Promise.all([startApp({ METRICS_TOKEN, TRUST_PROXY: "1", PUBLIC_URL }), startApp({})]);
 });
 afterAll(async () => {
-  await app?.stop();
+  await Promise.all([app?.stop(), untrusting?.stop()]);
 });
 
 /** The headers every answer carries (docs/security.md), then two it must not (no Cross-Origin-Opener-Policy:
@@ -40,7 +41,7 @@ describe("the built server's answers", () => {
     const page = await fetch(`${app.origin}/`, { headers: HTTPS });
     expect(securityOf(page.headers)).toEqual(secured(true));
     expect(page.headers.get("content-security-policy")).toBe(documentCsp(await page.text()));
-    expect(securityOf((await fetch(`${app.origin}/`)).headers)).toEqual(secured(false));
+    expect(securityOf((await fetch(`${untrusting.origin}/`, { headers: HTTPS })).headers)).toEqual(secured(false));
     const data = await fetch(`${app.origin}/?_data=routes%2F_index`, { headers: HTTPS });
     expect([data.status, securityOf(data.headers), data.headers.get("content-security-policy")]).toEqual([
       200,
