@@ -2,8 +2,10 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createDelivery } from "~/delivery/delivery.server";
 import type { Submission } from "~/delivery/submission";
 import { SignupSink } from "~/delivery/sink.server";
+import { parseSettings } from "~/server/settings.server";
 
 /** The JSON-lines file without WEBHOOK_URL: rotation and an unwritable place never lose or corrupt a sign-up. */
 
@@ -24,6 +26,14 @@ async function emailsIn(file: string): Promise<string[]> {
 const append = (sink: SignupSink, email: string) => sink.append(submission(email), { key: email, timeoutMs: 1_000 });
 
 describe("the JSON-lines sink", () => {
+  it("without WEBHOOK_URL takes every sign-up as one whole line, its folder made, however many arrive at once", async () => {
+    const file = join(await sinkFile(), "..", "nova", "signups.jsonl");
+    const { relay } = createDelivery(parseSettings({ SIGNUPS_FILE: file }));
+    const emails = Array.from({ length: 40 }, (_, index) => `p${index}@exemplo.com`);
+    await Promise.all(emails.map((email) => relay(submission(email), { key: email, timeoutMs: 1_000 })));
+    expect((await emailsIn(file)).sort()).toEqual(emails.sort());
+  });
+
   it.each([
     ["moved away (logrotate's create mode)", (file: string) => rename(file, `${file}.1`)],
     ["deleted", (file: string) => rm(file)],
