@@ -5,7 +5,7 @@ import { QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
 import { ROOT, type RunningApp } from "../harness/app-server";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
-import { startRedis, type RunningRedis } from "../harness/real-servers";
+import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
 import { answers, mapConcurrently, until } from "../harness/wait";
@@ -15,7 +15,7 @@ import { builtServerSuite, redisPerFile, SUITE_SECRET, withCaptcha } from "./sui
  * RELAY_MODE=queued against the built server on a real redis-server: a verified sign-up is acknowledged once it is
  * in Redis, and the workers of every instance deliver it through faults, kills and restarts, exactly once per
  * Idempotency-Key, or dead-letter it for ops. What one POST carries, and which answers are retried: unit/delivery;
- * an outage over two hundred sign-ups and a killed instance at scale: `npm run test:load -- --queued`.
+ * the Redis settings warned of: unit/durable-stores; an outage over two hundred sign-ups and a killed instance at scale: `npm run test:load -- --queued`.
  */
 
 const redis = redisPerFile();
@@ -166,79 +166,6 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
     }
     await until(() => answers(`${app.origin}/readyz`), { what: "/readyz ready again" });
     expect(await ready()).toBe(1);
-  });
-
-  /** The lines of `app`'s output that are this warning. */
-  const warnings = (app: RunningApp, warning: string) =>
-    app
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith(`[config] warning: ${warning}`));
-
-  /**
-   * Resolves once `app` has read `server`'s settings three more times, probing /readyz meanwhile (it reads them at
-   * most once a second). Each read is three CONFIG GETs, which Redis counts under `stat`.
-   */
-  async function settingsReadThrice(
-    app: RunningApp,
-    server: RunningRedis,
-    stat: "cmdstat_config|get" | "errorstat_ERR",
-  ) {
-    const counted = async () => {
-      const line = (await server.cli("INFO", "all")).split("\n").find((counter) => counter.startsWith(`${stat}:`));
-      return Number(/=(\d+)/.exec(line ?? "")?.[1] ?? 0);
-    };
-    const before = await counted();
-    await until(async () => (await answers(`${app.origin}/readyz`), (await counted()) >= before + 9), {
-      what: "Redis's settings read three more times",
-    });
-  }
-
-  it("a Redis that persists nothing is warned of once; one with an append-only log is not", async () => {
-    const app = await start();
-    await app.printed(/Redis persists nothing/);
-    await settingsReadThrice(app, redis(), "cmdstat_config|get");
-    expect(warnings(app, "Redis persists nothing")).toHaveLength(1);
-    const persistent = await startRedis({ persistent: true });
-    try {
-      // Ready only once Redis's settings were read.
-      const kept = await start({ REDIS_URL: persistent.url });
-      expect(warnings(kept, "Redis persists nothing")).toEqual([]);
-      await kept.stop(); // before its Redis, or its stop waits for it
-    } finally {
-      await persistent.stop();
-    }
-  });
-
-  it("direct mode on a Redis that evicts keys starts, warns once naming the setting and the fix, and signs up", async () => {
-    const evicting = await startRedis({ options: ["--maxmemory-policy", "allkeys-lru"] });
-    try {
-      const app = await start({ REDIS_URL: evicting.url, RELAY_MODE: "direct" });
-      const evicts = "Redis's maxmemory-policy is allkeys-lru";
-      await until(() => warnings(app, evicts).length > 0, { what: "the eviction warning" });
-      expect((await send(app, "despejo@exemplo.com.br")).status).toBe(200);
-      expect(warnings(app, evicts)).toEqual([
-        "[config] warning: Redis's maxmemory-policy is allkeys-lru, so it may evict the record of what was relayed and the limits: a retry may then be relayed twice, an address again within the day; set noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
-      ]);
-      await app.stop(); // before its Redis, or its stop waits for it
-    } finally {
-      await evicting.stop();
-    }
-  });
-
-  it("a Redis that refuses CONFIG (as managed services may) is warned of once, and sign-ups are queued", async () => {
-    const managed = await startRedis({ options: ["--rename-command", "CONFIG", ""] });
-    try {
-      const app = await start({ REDIS_URL: managed.url });
-      await app.printed(/Redis refuses CONFIG GET/);
-      await settingsReadThrice(app, managed, "errorstat_ERR");
-      expect(warnings(app, "Redis refuses CONFIG GET")).toHaveLength(1);
-      await send(app, "gerenciado@exemplo.com.br");
-      await delivered(1);
-      await app.stop(); // before its Redis, or its stop waits for it
-    } finally {
-      await managed.stop();
-    }
   });
 
   it("a job whose sign-up Redis lost is never POSTed: dead-lettered with the reason, and listed", async () => {
@@ -464,19 +391,13 @@ describe("/metrics", () => {
     return (name: string, labels?: Record<string, string>) => sumOf(samples, name, labels);
   };
 
-  it("is the site's 404 without METRICS_TOKEN, and without the token", async () => {
-    const scrape = (app: RunningApp, token?: string) =>
-      fetch(`${app.origin}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-    const withoutSetting = await scrape(await start(), METRICS_TOKEN);
-    expect(withoutSetting.status).toBe(404);
-    expect(await withoutSetting.text()).toContain("Oops! Page not found");
+  it("shows sign-ups, attempts, delivery time and the queue, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
     const app = await start({ METRICS_TOKEN });
-    expect((await scrape(app)).status).toBe(404);
-    expect((await scrape(app, "another-token-0123456789")).status).toBe(404);
-  });
-
-  it("shows sign-ups, attempts, delivery time and the queue, and they move as sign-ups go", async () => {
-    const app = await start({ METRICS_TOKEN });
+    const unauthorized = await fetch(`${app.origin}/metrics`);
+    expect([unauthorized.status, await unauthorized.text()]).toEqual([
+      404,
+      expect.stringContaining("Oops! Page not found"),
+    ]);
     standIn.webhook = { status: 503, text: "" };
     await send(app, "medida@exemplo.com.br");
     await standIn.arrived("webhook");
