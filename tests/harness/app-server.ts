@@ -52,11 +52,10 @@ export type StartOptions = {
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
   const port = options.expectPort ?? (await freePort());
-  const command = SERVE_COMMAND;
   const [program, ...args] =
     options.fileSizeLimitKiB === undefined
-      ? command
-      : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...command];
+      ? SERVE_COMMAND
+      : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...SERVE_COMMAND];
   const child = spawn(program!, args, {
     cwd: options.cwd ?? ROOT,
     env: { ...serveEnv(port), ...env },

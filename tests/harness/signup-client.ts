@@ -4,8 +4,6 @@ import { BotTrap, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import type { FormTokens, SignupResult } from "~/signup/result";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 
-export type { FormTokens };
-
 /** The route's loader data: the bot-trap fields and the fallback question of the current render. */
 export async function pageTokens(origin: string): Promise<FormTokens> {
   return (await (await fetch(`${origin}/?_data=routes%2F_index`)).json()) as FormTokens;
@@ -32,11 +30,6 @@ export function visitorFields(secret: string): Record<string, string> {
 export function readEarlier(validFrom: string, secret: string): string {
   const rendered = Number(validFrom.split(".")[0]) - MIN_SUBMIT_MS;
   return new BotTrap(new SignedTokens(secret)).fields(rendered - MIN_SUBMIT_MS).validFrom;
-}
-
-/** The page's own bot-trap fields once a person has read it (readEarlier). */
-export function readPageFields({ botTrap }: Pick<FormTokens, "botTrap">, secret: string): Record<string, string> {
-  return pageFields({ botTrap: { ...botTrap, validFrom: readEarlier(botTrap.validFrom, secret) } });
 }
 
 export type SignupOptions = {

@@ -43,7 +43,7 @@ export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: (
 }
 
 /** Whether something accepts TCP connections on the loopback port now. */
-export function accepts(port: number): Promise<boolean> {
+function accepts(port: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const socket = connect(port, "127.0.0.1", () => {
       socket.destroy();

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
-import { visitorFields, type SignupAnswer } from "../harness/signup-client";
+import { visitorFields } from "../harness/signup-client";
 import { startRedis, type RunningRedis } from "../harness/real-servers";
 import type { StandIn } from "../harness/stand-in";
 import { standInPerFile } from "../harness/stand-in-per-file";
-import { until } from "../harness/wait";
-import { SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
 
 /** The SIGNUP_SECRET every server of a suite gets unless a test says otherwise. */
 export const SUITE_SECRET = "server-suite-secret-0123456789abcdef";
@@ -72,22 +70,4 @@ export function redisPerFile(): () => RunningRedis {
     await redis!.cli("FLUSHALL");
   });
   return () => redis!;
-}
-
-/**
- * The most siteverify calls one address may cause in `elapsedMs`: the rate in each second-long window the time
- * touches, and the burst.
- */
-export const siteverifyCallsAtMost = (elapsedMs: number) =>
-  SITEVERIFY_CALLS_PER_SECOND * (Math.ceil(elapsedMs / 1000) + 1) + SITEVERIFY_BURST.points;
-
-/** A visitor told 'Muitas tentativas' sends again every quarter of a second: the answer that got through, within 3 s. */
-export async function pressingAgain(send: () => Promise<SignupAnswer>): Promise<SignupAnswer> {
-  let answer: SignupAnswer | undefined;
-  await until(async () => (answer = await send()).status !== 429, {
-    what: "a visitor sending again getting through",
-    timeoutMs: 3_000,
-    intervalMs: 250,
-  });
-  return answer!;
 }

@@ -1,0 +1,96 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ReplyError, type Redis } from "ioredis";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RedisDurability, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
+import { SignupSink } from "~/delivery/sink.server";
+
+/**
+ * Where sign-ups are kept must keep them: a SIGNUPS_FILE that is no file, and a Redis that evicts or persists nothing,
+ * are refused or warned of. A Redis that evicts keys stopping queued mode's start-up: server/queued-delivery.
+ */
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A Redis client whose CONFIG GET answers from `settings` (changed as the test goes), or refuses CONFIG. */
+function redisWith(settings: Record<string, string> | "refuses CONFIG"): Redis {
+  const client = {
+    duplicate: () => client,
+    on: () => client,
+    config: async (_get: "GET", name: string) => {
+      if (settings === "refuses CONFIG") throw new ReplyError("ERR unknown command 'CONFIG'");
+      return [name, settings[name]];
+    },
+  };
+  return client as unknown as Redis;
+}
+
+/** The warnings printed while `work` ran. */
+async function warningsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  await work();
+  return warn.mock.calls.map(([line]) => String(line));
+}
+
+describe("queued mode's Redis", () => {
+  const KEPT = { "maxmemory-policy": "noeviction", appendonly: "yes", save: "" };
+
+  it("one that persists nothing is warned of once however often it is read; one with an append-only log is not", async () => {
+    const forgetful = new RedisDurability(redisWith({ ...KEPT, appendonly: "no" }));
+    const kept = new RedisDurability(redisWith(KEPT));
+    const printed = await warningsOf(async () => {
+      for (const now of [0, 1_000, 2_000])
+        expect([await forgetful.refusal(now), await kept.refusal(now)]).toEqual([null, null]);
+    });
+    expect(printed).toEqual([
+      '[config] warning: Redis persists nothing (appendonly no, save ""): a restart of Redis loses every undelivered sign-up; turn on appendonly yes (as compose.yaml does) or RDB snapshots',
+    ]);
+  });
+
+  it("one that refuses CONFIG (as managed services may) is warned of once, and sign-ups are taken", async () => {
+    const managed = new RedisDurability(redisWith("refuses CONFIG"));
+    const printed = await warningsOf(async () => {
+      for (const now of [0, 1_000, 2_000]) expect(await managed.refusal(now)).toBeNull();
+    });
+    expect(printed).toEqual([
+      "[config] warning: Redis refuses CONFIG GET (as some managed services do): check in its settings that maxmemory-policy is noeviction and that it persists its data (AOF or RDB), or queued sign-ups can be lost",
+    ]);
+  });
+
+  it("one whose policy is changed to evict keys while running refuses sign-ups with one line, until it is back", async () => {
+    const settings = { ...KEPT };
+    const durability = new RedisDurability(redisWith(settings));
+    expect(await durability.refusal(0)).toBeNull();
+    settings["maxmemory-policy"] = "volatile-lru";
+    expect(await durability.refusal(500)).toBeNull(); // read at most once a second
+    expect(await durability.refusal(1_000)).toBe(
+      "Invalid configuration: Redis's maxmemory-policy is volatile-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+    );
+    settings["maxmemory-policy"] = "noeviction";
+    expect(await durability.refusal(2_000)).toBeNull();
+  });
+});
+
+it("direct mode on a Redis that evicts keys is warned once, naming the setting and the fix; on one that keeps them, not", async () => {
+  const printed = await warningsOf(async () => {
+    await warnIfRedisEvicts(redisWith({ "maxmemory-policy": "allkeys-lru" }));
+    await warnIfRedisEvicts(redisWith({ "maxmemory-policy": "noeviction" }));
+  });
+  expect(printed).toEqual([
+    "[config] warning: Redis's maxmemory-policy is allkeys-lru, so it may evict the record of what was relayed and the limits: a retry may then be relayed twice, an address again within the day; set noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
+  ]);
+});
+
+it("a SIGNUPS_FILE that is not a regular file (/dev/null, a named pipe) stops start-up with one line naming it", async () => {
+  const pipe = join(await mkdtemp(join(tmpdir(), "pipe-")), "signups.jsonl");
+  execFileSync("mkfifo", [pipe]);
+  for (const path of ["/dev/null", pipe]) {
+    expect(() => new SignupSink(path)).toThrowError(
+      `Invalid configuration: SIGNUPS_FILE is not a regular file (${path}); name a file on a disk or volume`,
+    );
+  }
+});
