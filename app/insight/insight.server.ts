@@ -5,10 +5,11 @@ import { DATA_REQUEST_HEADER } from "~/server/guards.server";
 import { campaignOf, campaignQueryOfPost, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
 import { BoundedLabels, type Bounds } from "./bounded-labels.server";
 import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
+import type { LoggedView } from "./view-log.server";
 
 /**
- * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
- * not (its mirror to VIEW_PATH), so the app does not count the page it renders for it again.
+ * Set by the shipped nginx on every request it proxies: it logs each page view it answers to the apps, from its cache
+ * or not (view-log.server.ts), so the app does not count the page it renders for it again.
  */
 const VIEW_COUNTED_HEADER = "x-view-counted";
 
@@ -74,14 +75,9 @@ export class Insight {
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
   }
 
-  /** `GET VIEW_PATH?<the page's query>` with the page request's headers: a view answered elsewhere (nginx's cache). */
-  readonly viewAnswer = (request: IncomingMessage, response: ServerResponse): boolean => {
-    if (request.method !== "GET") return false;
-    const query = new URL(request.url ?? "", "http://site").searchParams;
-    // Remix's own data requests are no view; nginx mirrors them with the page's.
-    if (!query.has("_data")) this.viewed(query, request.headers.referer, request.headers.host);
-    answer(response, 204);
-    return true;
+  /** `views` alike views the shipped nginx answered and logged (view-log.server.ts), from its cache or not. */
+  readonly viewsLogged = ({ query, referer, host }: LoggedView, views: number): void => {
+    this.viewed(new URLSearchParams(query), referer || null, host, views);
   };
 
   /** The boot's beacon (components/deferred-boot.tsx): the page's utm_* and the referring site's host, urlencoded. */
@@ -119,10 +115,15 @@ export class Insight {
     return campaignQuery(query);
   }
 
-  private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {
+  private viewed(
+    query: URLSearchParams,
+    referer: string | null | undefined,
+    host: string | null | undefined,
+    views = 1,
+  ): void {
     const campaign = campaignOf(query);
     const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
-    if (!this.views(labels, {})) return;
+    if (!this.views(labels, {}, views)) return;
     this.reached(labels, {}, 0);
     this.prepare(campaign);
   }
