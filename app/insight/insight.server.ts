@@ -25,6 +25,13 @@ const BEACON_MAX_BYTES = 1024;
 const ACCEPTED = new Set(["relayed", "queued"]);
 const JAVASCRIPT = ["on", "off"] as const;
 const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
+/** Alike views not counted yet: the first one's address and headers, and how many. */
+type PendingView = {
+  query: URLSearchParams;
+  referer: string | null | undefined;
+  host: string | null | undefined;
+  views: number;
+};
 
 /**
  * The campaign counts (docs/insight.md): page views, visitors who reached the form, sign-up posts and sign-ups
@@ -33,6 +40,7 @@ const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
 export class Insight {
   private readonly counters = new Map<string, Counter>();
   private readonly bounded = new BoundedLabels(BOUNDS, (metric, labels) => this.counters.get(metric)?.remove(labels));
+  private readonly pendingViews = new Map<string, PendingView>();
   private readonly views;
   private readonly reached;
   private readonly posts;
@@ -75,9 +83,9 @@ export class Insight {
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
   }
 
-  /** `views` alike views the shipped nginx answered and logged (view-log.server.ts), from its cache or not. */
-  readonly viewsLogged = ({ query, referer, host }: LoggedView, views: number): void => {
-    this.viewed(new URLSearchParams(query), referer || null, host, views);
+  /** A view the shipped nginx answered and logged (view-log.server.ts), from its cache or not. */
+  readonly viewLogged = ({ query, referer, host }: LoggedView): void => {
+    this.viewed(new URLSearchParams(query), referer || null, host);
   };
 
   /** The boot's beacon (components/deferred-boot.tsx): the page's utm_* and the referring site's host, urlencoded. */
@@ -115,18 +123,26 @@ export class Insight {
     return campaignQuery(query);
   }
 
-  private viewed(
-    query: URLSearchParams,
-    referer: string | null | undefined,
-    host: string | null | undefined,
-    views = 1,
-  ): void {
-    const campaign = campaignOf(query);
-    const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
-    if (!this.views(labels, {}, views)) return;
-    this.reached(labels, {}, 0);
-    this.prepare(campaign);
+  /** A view, counted with the alike views that arrive in the same turn of the event loop (a flood's are alike). */
+  private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {
+    const key = JSON.stringify([CAMPAIGN_PARAMS.map((name) => query.get(name)), referer, host]);
+    const pending = this.pendingViews.get(key);
+    if (pending) return void pending.views++;
+    if (this.pendingViews.size === 0) setImmediate(this.countPendingViews);
+    this.pendingViews.set(key, { query, referer, host, views: 1 });
   }
+
+  /** Also run as /metrics is read, so that a scrape shows every view answered before it. */
+  private readonly countPendingViews = () => {
+    for (const { query, referer, host, views } of this.pendingViews.values()) {
+      const campaign = campaignOf(query);
+      const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
+      if (!this.views(labels, {}, views)) continue;
+      this.reached(labels, {}, 0);
+      this.prepare(campaign);
+    }
+    this.pendingViews.clear();
+  };
 
   /**
    * A campaign's sign-up series (and a view's form-reached one) shown at 0 once it first appears: Prometheus's
@@ -150,7 +166,13 @@ export class Insight {
     bounded: readonly B[],
     fixed: readonly F[] = [],
   ) {
-    const counter = new Counter({ name, help, labelNames: [...bounded, ...fixed], registers: [this.registry] });
+    const counter = new Counter({
+      name,
+      help,
+      labelNames: [...bounded, ...fixed],
+      registers: [this.registry],
+      collect: this.countPendingViews,
+    });
     this.counters.set(name, counter);
     return (labels: Record<B, string>, fixedLabels: Record<F, string>, by = 1): boolean => {
       const bounded = this.bounded.labels(name, labels, fixedLabels);

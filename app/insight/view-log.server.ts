@@ -7,25 +7,16 @@ export type LoggedView = { query: string; referer: string; host: string };
 
 /**
  * Listens for the shipped nginx's page views (deploy/nginx.conf): one syslog datagram per view, over UDP at the
- * HTTP server's own address and port number, whose message is `{"query":…,"referer":…,"host":…}`. Anything else
- * arriving there is dropped. Alike views that arrive together are counted at once: a flood's are mostly alike (the
- * query carries only the campaign), and each count costs more than a datagram.
+ * HTTP server's own address and port number, whose message is `{"query":…,"referer":…,"host":…}`, the query holding
+ * only the campaign. Anything else arriving there is dropped.
  */
-export function receiveViews(address: AddressInfo, viewed: (view: LoggedView, views: number) => void): void {
+export function receiveViews(address: AddressInfo, viewed: (view: LoggedView) => void): void {
+  // Far more than Linux's default (about 200 KB, a few hundred datagrams): a flood of views waits here while the app
+  // is busy. The host's net.core.rmem_max caps it.
   const socket = createSocket({ type: address.family === "IPv6" ? "udp6" : "udp4", recvBufferSize: 4 << 20 });
-  const arrived = new Map<string, number>();
-  const countArrived = () => {
-    for (const [datagram, views] of arrived) {
-      const view = loggedView(datagram);
-      if (view) viewed(view, views);
-    }
-    arrived.clear();
-  };
   socket.on("message", (datagram) => {
-    // Node reads at most a few dozen datagrams before the event loop turns: the map stays small.
-    if (arrived.size === 0) setImmediate(countArrived);
-    const text = datagram.toString("utf8");
-    arrived.set(text, (arrived.get(text) ?? 0) + 1);
+    const view = loggedView(datagram.toString("utf8"));
+    if (view) viewed(view);
   });
   // Views behind nginx go uncounted on this instance; the page and everything else still work.
   socket.on("error", (error) => logError("view-log-error", error, { port: address.port }));
