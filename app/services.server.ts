@@ -67,7 +67,7 @@ const edge = {
     [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],
   ]),
   answered: (status: number, path: string) => NOT_VISITORS.has(path) || metrics.answered(status),
-  listening: (address: AddressInfo) => receiveViews(address, insight.viewsLogged),
+  listening: (address: AddressInfo) => receiveViews(address, insight.viewLogged),
 };
 oncePerProcess(() => {
   guardProcess();
