@@ -1,11 +1,13 @@
 import { createDelivery } from "~/delivery/delivery.server";
 import { warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { Insight } from "~/insight/insight.server";
-import { FORM_REACHED_PATH, VIEW_PATH } from "~/insight/paths";
+import { FORM_REACHED_PATH } from "~/insight/paths";
+import { receiveViews } from "~/insight/view-log.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { PageCache } from "~/page/page-cache.server";
 import { isHttps, type RequestFields } from "~/server/client-address.server";
 import { installServerPlumbing } from "~/server/installer.server";
@@ -30,10 +32,10 @@ const metrics = new Metrics();
 /** The campaign counts (docs/insight.md), shown in /metrics. */
 export const insight = new Insight(metrics.registry);
 /**
- * Answered to probes, scrapes and the counts' own requests, not to visitors: a readiness probe's 503 is no visitor's
- * error, and a view or a beacon is no answer a visitor reads.
+ * Answered to probes, scrapes and the boot's beacon, not to visitors: a readiness probe's 503 is no visitor's error,
+ * and a beacon is no answer a visitor reads.
  */
-const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", VIEW_PATH, FORM_REACHED_PATH]);
+const NOT_VISITORS = new Set(["/healthz", "/readyz", "/metrics", FORM_REACHED_PATH]);
 /** The shared render (decision 009), answered by Remix's document request and, once fresh, before Remix. */
 export const pages = new PageCache();
 
@@ -62,10 +64,10 @@ const edge = {
   earlyAnswers: new Map([
     ["/", { methods: ["GET", "HEAD"], answer: answerThePage }],
     ["/metrics", { methods: ["GET"], answer: metrics.handler(settings.METRICS_TOKEN) }],
-    [VIEW_PATH, { methods: ["GET"], answer: insight.viewAnswer }],
     [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],
   ]),
   answered: (status: number, path: string) => NOT_VISITORS.has(path) || metrics.answered(status),
+  listening: (address: AddressInfo) => receiveViews(address, insight.viewLogged),
 };
 oncePerProcess(() => {
   guardProcess();

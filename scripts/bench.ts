@@ -286,19 +286,34 @@ async function printGet(origin: string, html: Uint8Array, dir: string) {
   const nginxUrl = await nginxServer(dir);
   const balancer = findProgram("nginx") ? await startNginxBalancer([origin]) : null;
   try {
-    // A lone instance beside bare node:http, alternating, RUNS times each: the median run of each. (HEAD cannot be
-    // measured so: wrk and autocannon both wait for the body its Content-Length announces.)
-    const lone: Record<"a" | "b", LoadResult[]> = { a: [], b: [] };
+    // A lone instance beside bare node:http, and the shipped nginx beside nginx from disk, each pair alternating, RUNS
+    // times: the median run of each. (HEAD cannot be measured so: wrk and autocannon both wait for the body its
+    // Content-Length announces.)
+    const runs: Record<"a" | "b" | "c" | "d", LoadResult[]> = { a: [], b: [], c: [], d: [] };
     for (let run = 0; run < RUNS; run++) {
-      lone.a.push(await load(`${origin}/`));
-      lone.b.push(await load(bareUrl));
+      runs.a.push(await load(`${origin}/`));
+      runs.b.push(await load(bareUrl));
+      if (nginxUrl && balancer) {
+        runs.c.push(await load(nginxUrl));
+        runs.d.push(await load(`${balancer.origin}/`));
+      }
     }
-    const median = (results: LoadResult[]) => results.sort((x, y) => x.perSecond - y.perSecond)[results.length >> 1]!;
+    const median = (results: LoadResult[]) =>
+      results.length ? results.sort((x, y) => x.perSecond - y.perSecond)[results.length >> 1]! : null;
+    const perRun = (results: LoadResult[]) => results.map((result) => fmt(result.perSecond)).join(", ");
+    for (const [pair, over, under] of [
+      ["a/b", runs.a, runs.b],
+      ["d/c", runs.d, runs.c],
+    ] as const)
+      if (over.length)
+        console.log(
+          `${pair} per run: ${over.map((result, run) => fmt(result.perSecond / under[run]!.perSecond, 3)).join(", ")}`,
+        );
     const rows: Array<[string, LoadResult | null]> = [
-      [`(a) our server, remix-serve (median of ${RUNS})`, median(lone.a)],
-      [`(b) bare node:http, same bytes (median of ${RUNS})`, median(lone.b)],
-      ["(c) nginx, same bytes from disk", nginxUrl ? await load(nginxUrl) : null],
-      ["(d) shipped nginx (page cache) in front of (a)", balancer ? await load(`${balancer.origin}/`) : null],
+      [`(a) our server, remix-serve (median of ${RUNS}: ${perRun(runs.a)})`, median(runs.a)],
+      [`(b) bare node:http, same bytes (median of ${RUNS}: ${perRun(runs.b)})`, median(runs.b)],
+      [`(c) nginx, same bytes from disk (median of ${RUNS}: ${perRun(runs.c)})`, median(runs.c)],
+      [`(d) shipped nginx in front of (a) (median of ${RUNS}: ${perRun(runs.d)})`, median(runs.d)],
       ["    our server, /healthz (pipeline floor)", await load(`${origin}/healthz`)],
       ["    our server, /?fbclid=<unique per request>", await load(`${origin}/`, { uniqueClickIds: true })],
       [

@@ -5,10 +5,11 @@ import { DATA_REQUEST_HEADER } from "~/server/guards.server";
 import { campaignOf, campaignQueryOfPost, refererHost, referringSite, type CampaignLabels } from "./attribution.server";
 import { BoundedLabels, type Bounds } from "./bounded-labels.server";
 import { CAMPAIGN_PARAMS, campaignQuery, REFERRER_FIELD } from "./paths";
+import type { LoggedView } from "./view-log.server";
 
 /**
- * Set by the shipped nginx on every request it proxies: it counts each page view itself, answered from its cache or
- * not (its mirror to VIEW_PATH), so the app does not count the page it renders for it again.
+ * Set by the shipped nginx on every request it proxies: it logs each page view it answers to the apps, from its cache
+ * or not (view-log.server.ts), so the app does not count the page it renders for it again.
  */
 const VIEW_COUNTED_HEADER = "x-view-counted";
 
@@ -24,6 +25,13 @@ const BEACON_MAX_BYTES = 1024;
 const ACCEPTED = new Set(["relayed", "queued"]);
 const JAVASCRIPT = ["on", "off"] as const;
 const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
+/** Alike views not counted yet: the first one's address and headers, and how many. */
+type PendingView = {
+  query: URLSearchParams;
+  referer: string | null | undefined;
+  host: string | null | undefined;
+  views: number;
+};
 
 /**
  * The campaign counts (docs/insight.md): page views, visitors who reached the form, sign-up posts and sign-ups
@@ -32,6 +40,7 @@ const PAGE_LABELS = [...CAMPAIGN_PARAMS, "referrer"] as const;
 export class Insight {
   private readonly counters = new Map<string, Counter>();
   private readonly bounded = new BoundedLabels(BOUNDS, (metric, labels) => this.counters.get(metric)?.remove(labels));
+  private readonly pendingViews = new Map<string, PendingView>();
   private readonly views;
   private readonly reached;
   private readonly posts;
@@ -74,14 +83,9 @@ export class Insight {
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
   }
 
-  /** `GET VIEW_PATH?<the page's query>` with the page request's headers: a view answered elsewhere (nginx's cache). */
-  readonly viewAnswer = (request: IncomingMessage, response: ServerResponse): boolean => {
-    if (request.method !== "GET") return false;
-    const query = new URL(request.url ?? "", "http://site").searchParams;
-    // Remix's own data requests are no view; nginx mirrors them with the page's.
-    if (!query.has("_data")) this.viewed(query, request.headers.referer, request.headers.host);
-    answer(response, 204);
-    return true;
+  /** A view the shipped nginx answered and logged (view-log.server.ts), from its cache or not. */
+  readonly viewLogged = ({ query, referer, host }: LoggedView): void => {
+    this.viewed(new URLSearchParams(query), referer || null, host);
   };
 
   /** The boot's beacon (components/deferred-boot.tsx): the page's utm_* and the referring site's host, urlencoded. */
@@ -119,13 +123,26 @@ export class Insight {
     return campaignQuery(query);
   }
 
+  /** A view, counted with the alike views that arrive in the same turn of the event loop (a flood's are alike). */
   private viewed(query: URLSearchParams, referer: string | null | undefined, host: string | null | undefined): void {
-    const campaign = campaignOf(query);
-    const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
-    if (!this.views(labels, {})) return;
-    this.reached(labels, {}, 0);
-    this.prepare(campaign);
+    const key = JSON.stringify([CAMPAIGN_PARAMS.map((name) => query.get(name)), referer, host]);
+    const pending = this.pendingViews.get(key);
+    if (pending) return void pending.views++;
+    if (this.pendingViews.size === 0) setImmediate(this.countPendingViews);
+    this.pendingViews.set(key, { query, referer, host, views: 1 });
   }
+
+  /** Also run as /metrics is read, so that a scrape shows every view answered before it. */
+  private readonly countPendingViews = () => {
+    for (const { query, referer, host, views } of this.pendingViews.values()) {
+      const campaign = campaignOf(query);
+      const labels = { ...campaign, referrer: referringSite(refererHost(referer), host) };
+      if (!this.views(labels, {}, views)) continue;
+      this.reached(labels, {}, 0);
+      this.prepare(campaign);
+    }
+    this.pendingViews.clear();
+  };
 
   /**
    * A campaign's sign-up series (and a view's form-reached one) shown at 0 once it first appears: Prometheus's
@@ -149,7 +166,13 @@ export class Insight {
     bounded: readonly B[],
     fixed: readonly F[] = [],
   ) {
-    const counter = new Counter({ name, help, labelNames: [...bounded, ...fixed], registers: [this.registry] });
+    const counter = new Counter({
+      name,
+      help,
+      labelNames: [...bounded, ...fixed],
+      registers: [this.registry],
+      collect: this.countPendingViews,
+    });
     this.counters.set(name, counter);
     return (labels: Record<B, string>, fixedLabels: Record<F, string>, by = 1): boolean => {
       const bounded = this.bounded.labels(name, labels, fixedLabels);

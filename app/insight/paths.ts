@@ -1,10 +1,8 @@
 /**
- * Where the page's counts arrive (docs/insight.md), shared by the server and the boot's inline script.
- * `FORM_REACHED_PATH`: the boot's one beacon when the visitor nears the form. `VIEW_PATH`: a page view answered
- * elsewhere (the shipped nginx's cache mirrors each GET / there; it is internal to nginx).
+ * Where the boot's one beacon arrives when the visitor nears the form (docs/insight.md), shared by the server and the
+ * boot's inline script.
  */
 export const FORM_REACHED_PATH = "/__insight/reached";
-export const VIEW_PATH = "/__insight/view";
 
 /** The campaign's parameters in the page's address, each a label of the counts. */
 export const CAMPAIGN_PARAMS = ["utm_source", "utm_medium", "utm_campaign"] as const;

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { answerBeforeExit } from "./graceful-stop.server";
 import { decide, parserRefusal, type Decision, type EdgeSettings } from "./guards.server";
 import { logError, logEvent } from "./log.server";
@@ -10,6 +10,8 @@ export type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
   earlyAnswers: ReadonlyMap<string, { methods: readonly string[]; answer: EarlyAnswer }>;
   /** Told the status and path of every answer sent, the refusals included (for /metrics). */
   answered: (status: number, path: string) => void;
+  /** Told the address the server listens on, once it does. */
+  listening?: (address: AddressInfo) => void;
 };
 
 /** remix-serve's own default when PORT is unset. */
@@ -82,7 +84,9 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
   });
   server.once("listening", () => {
     const address = server.address();
-    if (address && typeof address === "object") logEvent("listening", { port: address.port });
+    if (!address || typeof address !== "object") return;
+    logEvent("listening", { port: address.port });
+    edge.listening?.(address);
   });
   return server;
 

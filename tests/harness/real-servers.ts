@@ -118,19 +118,24 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
   // Each upstream block's servers become the given hosts, with that block's own parameters.
-  const servers = (parameters: string) =>
-    upstreams.map((origin) => `    server ${new URL(origin).host} ${parameters};\n`).join("");
+  const hosts = upstreams.map((origin) => new URL(origin).host);
+  const servers = (parameters: string) => hosts.map((host) => `    server ${host} ${parameters};\n`).join("");
   const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
     .map((kind) => `${kind}_temp_path ${dir}/tmp;`)
     .join(" ");
   const config = shipped
     .replace(/^(?:\s*server \S+:3000 (.*);\n)+/gm, (_block, parameters: string) => servers(parameters))
+    // Page views are logged to app1 and app2: here to the given hosts in turn.
+    .replace(
+      /syslog:server=app(\d):3000/g,
+      (_, app: string) => `syslog:server=${hosts[(Number(app) - 1) % hosts.length]}`,
+    )
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
     .replace(/^http \{$/m, `http {\n  ${temp}`)
     .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)
     .replace(/alias \/usr\/share\/nginx\/balancer-pages\//, `alias ${balancerPages}/`);
   if (
-    config.includes(":3000 ") ||
+    /:3000\b/.test(config) ||
     !config.includes(String(port)) ||
     !config.includes(`${dir}/page-cache`) ||
     !config.includes(balancerPages)
