@@ -196,20 +196,7 @@ describe("a log that cannot be written any more: the server loses log lines, not
   });
 });
 
-describe("how the server is started and odd requests", () => {
-  it("a method Remix cannot take is refused before it, in short pt-BR text, without a stack trace (each method: unit/guards)", async () => {
-    const app = shared();
-    const { status, headers, text } = await rawRequest("TRACE", `${app.origin}/`);
-    expect([status, headers.allow, headers["content-type"], text]).toEqual([
-      405,
-      "GET, HEAD, POST",
-      "text/plain; charset=utf-8",
-      "Método não permitido.",
-    ]);
-    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
-    expect(app.output()).not.toMatch(/\n\s+at /);
-  });
-
+describe("how the server is started", () => {
   it("works when started from another working directory", async () => {
     const elsewhere = await mkdtemp(join(tmpdir(), "cwd-"));
     await writeFile(join(elsewhere, "package.json"), "{}");
@@ -221,14 +208,6 @@ describe("how the server is started and odd requests", () => {
     expect(script).toBeTruthy();
     expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
     expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);
-  });
-
-  it("an unknown path is answered with the 404 page and logged with its path", async () => {
-    const app = shared();
-    const response = await fetch(`${app.origin}/planos/antigos?utm_source=x`);
-    expect(response.status).toBe(404);
-    expect(await response.text()).toContain("Oops! Page not found");
-    await app.printed(/"event":"not-found","path":"\/planos\/antigos"/);
   });
 
   it("a port already in use stops start-up with exit code 1 and one line naming it", async () => {
