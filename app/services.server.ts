@@ -79,7 +79,7 @@ const sentinel = settings.REDIS_SENTINELS && {
   sentinelPassword: settings.REDIS_SENTINEL_PASSWORD,
 };
 const redis = settings.REDIS_URL
-  ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE, sentinel: sentinel || undefined })
+  ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE, sentinel })
   : null;
 /** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
 const REDIS_START_WAIT_MS = 5_000;

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { DRAIN_LIMIT_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail, reasonOf } from "~/server/log.server";
 import type { Settings } from "~/server/settings.server";
-import type { Relay, Submission } from "./submission";
+import type { DeliveryResult, Relay, Submission } from "./submission";
 import { describe, isRetryable, type FailedAnswer, type WebhookClient } from "./webhook.server";
 
 /** The first retry comes within this (a blip must cost seconds), each next one up to twice as late… */
@@ -159,7 +159,7 @@ export class DeliveryQueue {
    * WAIT counts the replicas holding every write this connection sent, the job just added included. Unconfirmed,
    * the visitor is told to try again; a job that did reach Redis is then found under its id, not queued twice.
    */
-  private async heldByReplicas(): Promise<{ kind: "queued" } | { kind: "queue"; reason: string }> {
+  private async heldByReplicas(): Promise<DeliveryResult> {
     if (!this.minReplicas) return { kind: "queued" };
     const held = await this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
     if (held >= this.minReplicas) return { kind: "queued" };
