@@ -71,8 +71,10 @@ export type SentinelGroup = {
 /**
  * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
  * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis. With
- * `sentinel`, every client (this one and its duplicates: the queue's, the workers') connects to the primary the
- * Sentinels name, and reconnects to the new one when they announce a failover (ioredis's failoverDetector).
+ * `sentinel`, every client (this one and its duplicates: the queue's, the workers') asks the Sentinels for the
+ * primary on each reconnection: a lost primary closes its connections, a demoted one answers writes READONLY,
+ * and both make the client reconnect. Not ioredis's failoverDetector: its disconnect, arriving while a client
+ * is already reconnecting, ends that client for good (ioredis 5.11, seen losing an instance's every connection).
  */
 export function redisState({
   url,
@@ -88,7 +90,7 @@ export function redisState({
   database: Promise<void>;
 } {
   const client = new RedisTimedByItsAnswers(url, {
-    ...(sentinel && { ...sentinel, failoverDetector: true }),
+    ...(sentinel && { ...sentinel, reconnectOnError: (error) => error.message.startsWith("READONLY") }),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2 * REDIS_TIMEOUT_MS,
