@@ -76,7 +76,9 @@ const QUEUED_DELIVERY_WINDOW_MS = 120_000;
 
 async function cluster({ queued, replicated }: { queued: boolean; replicated: boolean }): Promise<string[]> {
   const redis = await startRedis();
-  const replica = replicated ? await startRedis({ options: ["--replicaof", "127.0.0.1", String(redis.port)] }) : null;
+  // Loaded from the primary's stream, not a dump.rdb left in the working folder.
+  const replicaOptions = ["--replicaof", "127.0.0.1", String(redis.port), "--repl-diskless-load", "on-empty-db"];
+  const replica = replicated ? await startRedis({ options: replicaOptions }) : null;
   const standIn = await startStandInProcess();
   const webhook = new StandInClient(standIn.origin);
   // Queued: the webhook is down (503) for the whole load, then back; every sign-up waits in Redis meanwhile.

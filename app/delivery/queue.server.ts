@@ -112,6 +112,8 @@ export class DeliveryQueue {
   private readonly stopping = new AbortController();
   /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
+  /** The WAIT the sign-ups queued meanwhile share, until it is sent. */
+  private pendingWait: Promise<number> | null = null;
 
   /**
    * `redis`: the shared state's, failing fast (nothing acknowledged that Redis did not take), checked by /readyz.
@@ -161,9 +163,21 @@ export class DeliveryQueue {
    */
   private async heldByReplicas(): Promise<DeliveryResult> {
     if (!this.minReplicas) return { kind: "queued" };
-    const held = await this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
+    const held = await this.nextWait();
     if (held >= this.minReplicas) return { kind: "queued" };
     return { kind: "queue", reason: `${held} of ${this.minReplicas} replicas confirmed within ${REPLICA_WAIT_MS} ms` };
+  }
+
+  /**
+   * One WAIT for every sign-up whose job was added before it is sent: Redis holds back the connection's other
+   * commands while a WAIT is blocked, so one per sign-up would queue every sign-up behind the replicas' answers.
+   */
+  private nextWait(): Promise<number> {
+    this.pendingWait ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
+      this.pendingWait = null;
+      return this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
+    });
+    return this.pendingWait;
   }
 
   start(delivery: Workers): void {
