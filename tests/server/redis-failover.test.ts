@@ -85,7 +85,13 @@ describe("a Sentinel group with a replica required", () => {
       expect(await (await fetch(`${app.origin}/readyz`)).text()).toContain("0 replica(s) online");
       expect(acknowledged(await press(app, email), email)).toBe(false);
     } finally {
-      await Promise.all(replicas.map((replica) => replica.restart()));
+      // Killed first: a replica still frozen (a failed expectation above) would hold its port.
+      await Promise.all(
+        replicas.map(async (replica) => {
+          await replica.kill();
+          await replica.restart();
+        }),
+      );
     }
     await until(async () => acknowledged(await press(app, email), email), {
       what: "the press accepted once a replica is back",
