@@ -74,7 +74,15 @@ oncePerProcess(() => {
   installServerPlumbing(edge);
 });
 
-const redis = settings.REDIS_URL ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE }) : null;
+const sentinel = settings.REDIS_SENTINELS && {
+  sentinels: settings.REDIS_SENTINELS,
+  name: settings.REDIS_SENTINEL_NAME!,
+  sentinelUsername: settings.REDIS_SENTINEL_USERNAME,
+  sentinelPassword: settings.REDIS_SENTINEL_PASSWORD,
+};
+const redis = settings.REDIS_URL
+  ? redisState({ url: settings.REDIS_URL, namespace: settings.SIGNUP_SOURCE, sentinel })
+  : null;
 /** How long start-up waits for Redis before it listens anyway: a Redis still away is checked once it answers. */
 const REDIS_START_WAIT_MS = 5_000;
 // Top-level awaits: remix-serve imports the build before it listens, so these run before the first visitor.

@@ -19,10 +19,22 @@
  * Idempotency-Key answered 2xx; a job redelivered after the kill carries the
  * same key). Its instances run with attempts of a few seconds
  * (RELAY_ATTEMPT_SECONDS), so the killed instance's jobs are taken over within
- * seconds.
+ * seconds. With `--replicas`, Redis has a replica and the instances
+ * REDIS_MIN_REPLICAS=1: each sign-up waits for WAIT, whose cost the latency
+ * line shows against the run without it.
+ *
+ * `npm run test:load -- --failover`: three runs of 500 sign-ups, 10 at a time,
+ * on a Sentinel group (a primary, two replicas, three Sentinels) with two
+ * instances in queued mode, REDIS_MIN_REPLICAS=1 and the webhook down; halfway
+ * through, the primary's machine is lost (SIGKILL, data folder deleted). A
+ * visitor answered 'Cadastro indisponível' presses again every quarter of a
+ * second. Passes when every visitor answered 200 reaches the webhook once it is
+ * back, under one Idempotency-Key; prints the time from the loss to the first
+ * sign-up accepted after it, per run.
  */
 import { startApp } from "../tests/harness/app-server";
 import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
+import { GROUP_NAME, startRedisGroup } from "../tests/harness/redis-group";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { deliveredOf, StandInClient, WEBHOOK_PATH, type StandIn } from "../tests/harness/stand-in";
 import { mapConcurrently, until } from "../tests/harness/wait";
@@ -62,8 +74,11 @@ const QUEUED_ATTEMPT_SECONDS = 3;
 /** How long queued sign-ups may take to reach the webhook once the load has ended. */
 const QUEUED_DELIVERY_WINDOW_MS = 120_000;
 
-async function cluster({ queued }: { queued: boolean }): Promise<string[]> {
+async function cluster({ queued, replicated }: { queued: boolean; replicated: boolean }): Promise<string[]> {
   const redis = await startRedis();
+  // Loaded from the primary's stream, not a dump.rdb left in the working folder.
+  const replicaOptions = ["--replicaof", "127.0.0.1", String(redis.port), "--repl-diskless-load", "on-empty-db"];
+  const replica = replicated ? await startRedis({ options: replicaOptions }) : null;
   const standIn = await startStandInProcess();
   const webhook = new StandInClient(standIn.origin);
   // Queued: the webhook is down (503) for the whole load, then back; every sign-up waits in Redis meanwhile.
@@ -77,6 +92,7 @@ async function cluster({ queued }: { queued: boolean }): Promise<string[]> {
         SIGNUP_SECRET: RIG_SECRET,
         RELAY_LIMIT_PER_SECOND: "1000000",
         ...(queued ? { RELAY_MODE: "queued", RELAY_ATTEMPT_SECONDS: String(QUEUED_ATTEMPT_SECONDS) } : {}),
+        ...(replica ? { REDIS_MIN_REPLICAS: "1" } : {}),
       }),
     ),
   );
@@ -152,6 +168,7 @@ async function cluster({ queued }: { queued: boolean }): Promise<string[]> {
       `cluster              3 instances behind nginx, one Redis, ${queued ? "queued" : "direct"} delivery; instance 3 killed at sign-up ${killedAt}`,
     );
     if (queued) console.log("webhook              down (503 to every attempt) for the whole load, then back");
+    if (replica) console.log("replicas             one, REDIS_MIN_REPLICAS=1: each sign-up waits for WAIT");
     console.log(`sign-ups sent        ${TOTAL} at ${CONCURRENCY} concurrent, ${TOTAL / 10} posted twice at once`);
     console.log(`answers              ${JSON.stringify(statuses)}`);
     console.log(`visitors answered 200 ${acknowledged.length}`);
@@ -188,15 +205,118 @@ async function cluster({ queued }: { queued: boolean }): Promise<string[]> {
     await balancer.stop();
     await Promise.all(instances.map((app) => app.stop()));
     standIn.stop();
+    await replica?.stop();
     await redis.stop();
   }
+  return failures;
+}
+
+const FAILOVER_RUNS = 3;
+const FAILOVER_SIGNUPS = 500;
+const FAILOVER_CONCURRENCY = 10;
+/** How long a visitor answered 'Cadastro indisponível' keeps pressing again, a quarter of a second apart. */
+const PRESSING_FOR_MS = 60_000;
+
+/** One --failover run: what was acknowledged, what of it reached the webhook, and when sign-ups resumed. */
+async function failoverRun(run: number): Promise<{ failures: string[]; resumedAfterMs: number | null }> {
+  const group = await startRedisGroup(2);
+  const standIn = await startStandInProcess();
+  const webhook = new StandInClient(standIn.origin);
+  await webhook.setWebhook({ status: 503, text: "Service Unavailable" });
+  const env = {
+    WEBHOOK_URL: standIn.origin + WEBHOOK_PATH,
+    REDIS_URL: group.nodes[0]!.url,
+    REDIS_SENTINELS: group.sentinels,
+    REDIS_SENTINEL_NAME: GROUP_NAME,
+    REDIS_MIN_REPLICAS: "1",
+    RELAY_MODE: "queued",
+    RELAY_ATTEMPT_SECONDS: String(QUEUED_ATTEMPT_SECONDS),
+    SIGNUP_SECRET: RIG_SECRET,
+    RELAY_LIMIT_PER_SECOND: "1000000",
+  };
+  const instances = await Promise.all([0, 1].map(() => startApp(env)));
+  const failures: string[] = [];
+  try {
+    const botTrap = visitorFields(RIG_SECRET);
+    const tag = `${Date.now().toString(36)}-${run}`;
+    const acknowledged: string[] = [];
+    const statuses: Record<string, number> = {};
+    let lostAt = Infinity;
+    let resumedAfterMs: number | null = null;
+    await mapConcurrently(Array.from({ length: FAILOVER_SIGNUPS }), FAILOVER_CONCURRENCY, async (_, index) => {
+      if (index === FAILOVER_SIGNUPS / 2) {
+        lostAt = performance.now();
+        await group.nodes[0]!.stop();
+      }
+      const email = `failover-${tag}-${index}@exemplo.com.br`;
+      for (let press = 0, giveUpAt = performance.now() + PRESSING_FOR_MS; performance.now() < giveUpAt; press++) {
+        const sentAt = performance.now();
+        const fields = { ...botTrap, email, hcaptchaToken: `P1_${tag}-${index}-${press}` };
+        const response = await postSignup(instances[index % 2]!.origin, fields, { data: true });
+        await response.arrayBuffer();
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        if (response.status === 200) {
+          acknowledged.push(email);
+          if (sentAt > lostAt) resumedAfterMs ??= performance.now() - lostAt;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    });
+    await webhook.setWebhook({ status: 200, text: "ok" });
+    let delivered = new Set<string>();
+    const allDelivered = async () => {
+      delivered = new Set(deliveredOf(await webhook.received()));
+      return acknowledged.every((email) => delivered.has(email));
+    };
+    await until(allDelivered, { what: "delivered", timeoutMs: QUEUED_DELIVERY_WINDOW_MS, intervalMs: 500 }).catch(
+      () => {},
+    );
+    const keys = new Map<string, Set<unknown>>();
+    for (const hit of (await webhook.received()).webhook) {
+      const email = (hit.body as { email: string }).email;
+      keys.set(email, (keys.get(email) ?? new Set()).add(hit.headers["idempotency-key"]));
+    }
+    const lost = acknowledged.filter((email) => !delivered.has(email));
+    const severalKeys = [...keys].filter(([, set]) => set.size > 1);
+    console.log(
+      `run ${run}                acknowledged ${acknowledged.length}, lost ${lost.length}, answers ${JSON.stringify(statuses)}, ` +
+        `first accepted ${resumedAfterMs === null ? "never" : `${(resumedAfterMs / 1000).toFixed(1)} s`} after the loss`,
+    );
+    if (lost.length) failures.push(`run ${run}: ${lost.length} acknowledged sign-ups lost, e.g. ${lost[0]}`);
+    if (severalKeys.length) failures.push(`run ${run}: ${severalKeys.length} addresses under several keys`);
+    if (resumedAfterMs === null) failures.push(`run ${run}: no sign-up accepted after the loss`);
+    return { failures, resumedAfterMs };
+  } finally {
+    await Promise.all(instances.map((app) => app.stop()));
+    standIn.stop();
+    await group.stop();
+  }
+}
+
+async function failover(): Promise<string[]> {
+  const failures: string[] = [];
+  const resumedAfter: number[] = [];
+  for (let run = 1; run <= FAILOVER_RUNS; run++) {
+    const result = await failoverRun(run);
+    failures.push(...result.failures);
+    if (result.resumedAfterMs !== null) resumedAfter.push(result.resumedAfterMs);
+  }
+  resumedAfter.sort((a, b) => a - b);
+  console.log(
+    `first accepted after the loss: median ${(percentile(resumedAfter, 50) / 1000).toFixed(1)} s, ` +
+      `worst ${((resumedAfter.at(-1) ?? NaN) / 1000).toFixed(1)} s`,
+  );
   return failures;
 }
 
 let failures: string[];
 try {
   const queued = process.argv.includes("--queued");
-  failures = await (queued || process.argv.includes("--cluster") ? cluster({ queued }) : singleInstance());
+  const replicated = process.argv.includes("--replicas");
+  if (process.argv.includes("--failover")) failures = await failover();
+  else if (queued || process.argv.includes("--cluster")) failures = await cluster({ queued, replicated });
+  else failures = await singleInstance();
 } catch (error) {
   failures = [String(error)];
 }

@@ -37,16 +37,16 @@ export function createDelivery(
     return { relay: directRelay(webhook, onDelivered), healthy, refusal: async () => null, queued: false };
   }
 
-  const durability = new RedisDurability(redis!);
+  const durability = new RedisDurability(redis!, settings.REDIS_MIN_REPLICAS);
   durability.refuseStartUnlessKept();
-  const queue = new DeliveryQueue(redis!, settings.SIGNUP_SOURCE);
+  const queue = new DeliveryQueue(redis!, settings.SIGNUP_SOURCE, settings.REDIS_MIN_REPLICAS);
   queue.start({ webhook, settings, onDelivered, onDeadLettered: () => metrics?.deadLettered() });
   metrics?.watch(queue);
   onStop(() => queue.stop());
-  // Nothing is acknowledged that a Redis evicting keys could lose.
+  // Nothing is acknowledged that a Redis evicting keys, or one without its replicas, could lose.
   const relay: Relay = async (submission, options) => {
     const refusal = await durability.refusal();
-    return refusal ? { kind: "queue", reason: "Redis may evict keys" } : queue.relay(submission, options);
+    return refusal ? { kind: "queue", reason: refusal } : queue.relay(submission, options);
   };
   return { relay, healthy, refusal: () => durability.refusal(), queued: true };
 }

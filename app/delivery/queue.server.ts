@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { DRAIN_LIMIT_MS } from "~/server/graceful-stop.server";
 import { logEvent, maskEmail, reasonOf } from "~/server/log.server";
 import type { Settings } from "~/server/settings.server";
-import type { Relay, Submission } from "./submission";
+import type { DeliveryResult, Relay, Submission } from "./submission";
 import { describe, isRetryable, type FailedAnswer, type WebhookClient } from "./webhook.server";
 
 /** The first retry comes within this (a blip must cost seconds), each next one up to twice as late… */
@@ -44,6 +44,11 @@ const JOB_OPTIONS = {
   removeOnFail: false,
 };
 export const QUEUE_NAME = "delivery";
+/**
+ * With REDIS_MIN_REPLICAS, how long a sign-up waits for the replicas to confirm its job (Redis's WAIT): well within
+ * the shared state's command bound, and a visitor's patience.
+ */
+export const REPLICA_WAIT_MS = 500;
 
 /** What became of a dead letter ops asked about; `gone`: no job has that id (dropped, or never one). */
 export type Resolution = "re-queued" | "dropped" | "already re-queued" | "already delivered" | "gone";
@@ -107,11 +112,17 @@ export class DeliveryQueue {
   private readonly stopping = new AbortController();
   /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
+  /** The WAIT the sign-ups queued meanwhile share, until it is sent. */
+  private pendingWait: Promise<number> | null = null;
 
-  /** `redis`: the shared state's, failing fast (nothing acknowledged that Redis did not take), checked by /readyz. */
+  /**
+   * `redis`: the shared state's, failing fast (nothing acknowledged that Redis did not take), checked by /readyz.
+   * `minReplicas` (REDIS_MIN_REPLICAS): replicas that must hold a job before its sign-up is acknowledged.
+   */
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly minReplicas = 0,
   ) {
     this.queue = new Queue<DeliveryJob>(QUEUE_NAME, { connection: redis, prefix });
     this.queue.on("error", () => undefined); // redis-state.server.ts logs the outages
@@ -140,11 +151,34 @@ export class DeliveryQueue {
         return { kind: "queued" };
       }
       await this.queue.add("signup", { submission, retryFrom: Date.now() }, { ...JOB_OPTIONS, jobId: key });
-      return { kind: "queued" };
+      return await this.heldByReplicas();
     } catch (error) {
       return { kind: "queue", reason: reasonOf(error) };
     }
   };
+
+  /**
+   * WAIT counts the replicas holding every write this connection sent, the job just added included. Unconfirmed,
+   * the visitor is told to try again; a job that did reach Redis is then found under its id, not queued twice.
+   */
+  private async heldByReplicas(): Promise<DeliveryResult> {
+    if (!this.minReplicas) return { kind: "queued" };
+    const held = await this.nextWait();
+    if (held >= this.minReplicas) return { kind: "queued" };
+    return { kind: "queue", reason: `${held} of ${this.minReplicas} replicas confirmed within ${REPLICA_WAIT_MS} ms` };
+  }
+
+  /**
+   * One WAIT for every sign-up whose job was added before it is sent: Redis holds back the connection's other
+   * commands while a WAIT is blocked, so one per sign-up would queue every sign-up behind the replicas' answers.
+   */
+  private nextWait(): Promise<number> {
+    this.pendingWait ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
+      this.pendingWait = null;
+      return this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
+    });
+    return this.pendingWait;
+  }
 
   start(delivery: Workers): void {
     const retryWindowMs = delivery.settings.RELAY_RETRY_HOURS * 60 * 60 * 1000;

@@ -1,4 +1,5 @@
 import { ReplyError, type Redis } from "ioredis";
+import { logEvent } from "~/server/log.server";
 
 /** /readyz and the sign-ups read Redis's settings at most this often, so a flood costs few CONFIG rounds (docs/signup.md, "Limits"). */
 const RECHECK_MS = 1_000;
@@ -20,8 +21,13 @@ export class RedisDurability {
   private known: string | null = NOT_READ_YET;
   private decided = false;
   private readonly warned = new Set<string>();
+  private replicasShort: boolean | null = null;
 
-  constructor(shared: Redis) {
+  /** `minReplicas` (REDIS_MIN_REPLICAS): replicas that must be online for a sign-up to be acknowledged. */
+  constructor(
+    shared: Redis,
+    private readonly minReplicas = 0,
+  ) {
     this.redis = shared.duplicate({ commandTimeout: CHECK_TIMEOUT_MS });
     this.redis.on("error", () => undefined); // the shared state's client logs the outages
   }
@@ -43,8 +49,8 @@ export class RedisDurability {
   }
 
   private async recheck(): Promise<string | null> {
-    const verdict = await this.check();
-    if (verdict === undefined) return this.known;
+    const [verdict, shortage] = await Promise.all([this.check(), this.replicaShortage()]);
+    if (verdict === undefined) return this.known ?? shortage;
     this.known = verdict;
     if (!this.decided) {
       this.decided = true;
@@ -53,7 +59,29 @@ export class RedisDurability {
         process.exit(1);
       }
     }
-    return verdict;
+    return verdict ?? shortage;
+  }
+
+  /**
+   * Fewer replicas online than `minReplicas`: a sign-up acknowledged now would be held by too few machines. Refused
+   * before it is queued, so visitors are not each made to wait for a WAIT that cannot succeed. One log line when
+   * the count falls short and one when it is back, not one per sign-up.
+   */
+  private async replicaShortage(): Promise<string | null> {
+    if (!this.minReplicas) return null;
+    const info = await this.redis.info("replication").catch(() => null);
+    if (info === null) return null; // no answer: readiness names the outage
+    const online = info.match(/^slave\d+:.*\bstate=online\b/gm)?.length ?? 0;
+    const short = online < this.minReplicas;
+    if (short !== this.replicasShort) {
+      if (short || this.replicasShort) logEvent("redis-replicas", { online, required: this.minReplicas });
+      this.replicasShort = short;
+    }
+    if (!short) return null;
+    return (
+      `Redis has ${online} replica(s) online and REDIS_MIN_REPLICAS asks for ${this.minReplicas}: ` +
+      "no sign-up is acknowledged until enough replicas are back"
+    );
   }
 
   /** The refusal, null, or undefined when Redis did not answer (away, or slow). */

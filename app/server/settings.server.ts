@@ -130,6 +130,30 @@ const schema = z
         error: "must name its database in decimal digits after the host (redis://host:6379/2), or name none (0)",
       })
       .optional(),
+    // A Sentinel group: the app asks these where the primary is, and follows it through a failover. REDIS_URL
+    // then gives the primary's credentials and database; its host is the one Sentinel names.
+    REDIS_SENTINELS: z
+      .string()
+      .trim()
+      .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, {
+        error: "must be the Sentinels' addresses as host:port, separated by commas (sentinel-1:26379,sentinel-2:26379)",
+      })
+      .transform((list) =>
+        list.split(",").map((address) => {
+          const [host, port] = address.split(":") as [string, string];
+          return { host, port: Number(port) };
+        }),
+      )
+      .optional(),
+    REDIS_SENTINEL_NAME: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: "must be the primary's name in the Sentinels' configuration" })
+      .optional(),
+    REDIS_SENTINEL_USERNAME: z.string().min(1).optional(),
+    REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+    // A queued sign-up is acknowledged once this many replicas hold it (0: once the primary does).
+    REDIS_MIN_REPLICAS: wholeNumber(0, 5).default(0),
     RELAY_MODE: z.enum(["direct", "queued"], { error: "must be 'direct' or 'queued'" }).default("direct"),
     RELAY_RETRY_HOURS: wholeNumber(1, 720).default(72),
     // How long the automation may take to answer one queued attempt: workflows differ (n8n Cloud cuts at 100 s).
@@ -144,6 +168,14 @@ const schema = z
   .refine((values) => !values.SIGNUP_SECRET_PREVIOUS || values.SIGNUP_SECRET_PREVIOUS !== values.SIGNUP_SECRET, {
     path: ["SIGNUP_SECRET_PREVIOUS"],
     error: "is the same as SIGNUP_SECRET: set it to the secret being replaced, or leave it unset",
+  })
+  .refine((values) => !values.REDIS_SENTINELS || (values.REDIS_URL && values.REDIS_SENTINEL_NAME), {
+    path: ["REDIS_SENTINELS"],
+    error: "needs REDIS_SENTINEL_NAME (the primary's name) and REDIS_URL (its credentials and database)",
+  })
+  .refine((values) => !values.REDIS_MIN_REPLICAS || values.RELAY_MODE === "queued", {
+    path: ["REDIS_MIN_REPLICAS"],
+    error: "counts only in RELAY_MODE=queued, where Redis holds the sign-ups: set it to 0 or leave it unset",
   })
   .refine((values) => values.RELAY_MODE !== "queued" || (values.REDIS_URL && values.WEBHOOK_URL), {
     path: ["RELAY_MODE"],

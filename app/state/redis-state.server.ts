@@ -60,16 +60,37 @@ class RedisTimedByItsAnswers extends Redis {
   }
 }
 
+/** A Sentinel group (REDIS_SENTINELS): where the primary is now, asked again on every reconnection. */
+export type SentinelGroup = {
+  sentinels: Array<{ host: string; port: number }>;
+  name: string;
+  sentinelUsername?: string;
+  sentinelPassword?: string;
+};
+
 /**
  * Commands never queue while Redis is away and each is bounded by REDIS_TIMEOUT_MS: an outage costs a request
- * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis.
+ * at most that, never a hang. `namespace` prefixes every key, so several sites can share one Redis. With
+ * `sentinel`, every client (this one and its duplicates: the queue's, the workers') asks the Sentinels for the
+ * primary on each reconnection: a lost primary closes its connections, a demoted one answers writes READONLY,
+ * and both make the client reconnect. Not ioredis's failoverDetector: its disconnect, arriving while a client
+ * is already reconnecting, ends that client for good (ioredis 5.11, seen losing an instance's every connection).
  */
-export function redisState({ url, namespace }: { url: string; namespace: string }): SharedState & {
+export function redisState({
+  url,
+  namespace,
+  sentinel,
+}: {
+  url: string;
+  namespace: string;
+  sentinel?: SentinelGroup;
+}): SharedState & {
   client: Redis;
   /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's database. */
   database: Promise<void>;
 } {
   const client = new RedisTimedByItsAnswers(url, {
+    ...(sentinel && { ...sentinel, reconnectOnError: (error) => error.message.startsWith("READONLY") }),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2 * REDIS_TIMEOUT_MS,
@@ -172,10 +193,14 @@ function answered(client: Redis): Promise<void> {
   });
 }
 
-/** One log line when Redis goes away and one when it is back; an unheard 'error' event would end the process. */
+/**
+ * One log line when Redis goes away and one when it is back, naming the primary: a failover shows as the line
+ * whose primary differs from the one before. An unheard 'error' event would end the process.
+ */
 function reportAvailability(client: Redis): void {
   let away = false;
   let lastReason = "";
+  let lastPrimary: string | undefined;
   client.on("error", (error: Error) => (lastReason = error.message));
   client.on("close", () => {
     if (away) return;
@@ -183,8 +208,11 @@ function reportAvailability(client: Redis): void {
     logEvent("redis", { state: "unavailable", reason: lastReason || "connection closed" });
   });
   client.on("ready", () => {
+    const primary = `${client.stream.remoteAddress}:${client.stream.remotePort}`;
+    const failedOver = lastPrimary !== undefined && primary !== lastPrimary;
+    logEvent("redis", { state: "ready", primary, ...(failedOver && { previous: lastPrimary }) });
     away = false;
     lastReason = "";
-    logEvent("redis", { state: "ready" });
+    lastPrimary = primary;
   });
 }

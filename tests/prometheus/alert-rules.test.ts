@@ -88,7 +88,7 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
     copyFileSync(RECORDING_RULES, join(folder, "insight.yml"));
     writeFileSync(join(folder, "metrics-token"), "a-token-of-16-characters");
     const checkedRules = await promtool("check", "rules", RULES);
-    expect(checkedRules.output).toContain("SUCCESS: 9 rules found");
+    expect(checkedRules.output).toContain("SUCCESS: 12 rules found");
     expect(checkedRules.ok).toBe(true);
     const checkedConfig = await promtool("check", "config", join(folder, "prometheus.yml"));
     expect(checkedConfig.output).toContain("SUCCESS: 2 rule files found");
@@ -102,7 +102,7 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
   });
 
   it("every alert says what happened and what to do, and is tested firing and quiet", () => {
-    expect(alerts.length).toBe(9);
+    expect(alerts.length).toBe(12);
     for (const { alert, annotations } of alerts) {
       expect(annotations?.summary, `${alert}'s summary`).toBeTruthy();
       expect(annotations?.description, `${alert}'s description`).toBeTruthy();

@@ -1,0 +1,98 @@
+/**
+ * A Redis primary, its replicas and three Sentinels on loopback, as a production group runs them: the Sentinels
+ * notice a lost primary within a second and promote a replica. Debian's redis-server, Sentinel as
+ * `redis-server FILE --sentinel` (FILE is Sentinel's own to rewrite).
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { freePort } from "./app-server";
+import { findProgram } from "./programs";
+import { startRedis, type RunningRedis } from "./real-servers";
+import { until, waitForPort } from "./wait";
+
+export const GROUP_NAME = "prevly";
+/** How long a node may not answer before a Sentinel holds it down: short, so a test fails over in seconds. */
+const DOWN_AFTER_MS = 1_000;
+
+/** A replica that (re)joins is sent the data at once, not after Redis's default 5 s wait for others to join too. */
+const SYNC_AT_ONCE = ["--repl-diskless-sync-delay", "0"];
+
+export type RedisGroup = {
+  /** The first primary, then each replica. */
+  nodes: RunningRedis[];
+  /** REDIS_SENTINELS: the three Sentinels' host:port. */
+  sentinels: string;
+  /** The port of the node the Sentinels name as primary now. */
+  primaryPort: () => Promise<number>;
+  stop: () => Promise<void>;
+};
+
+/** A Sentinel's answer to `args`, one line per word of it. */
+async function askSentinel(port: number, ...args: string[]): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(findProgram("redis-cli")!, ["-p", String(port), ...args]);
+  return stdout.trim().split("\n");
+}
+
+/** A primary with `replicas` replicas (persistent, as compose runs them), and three Sentinels that agree on it. */
+export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
+  const primary = await startRedis({ persistent: true, options: SYNC_AT_ONCE });
+  const followers = await Promise.all(
+    Array.from({ length: replicas }, () =>
+      startRedis({ persistent: true, options: [...SYNC_AT_ONCE, "--replicaof", "127.0.0.1", String(primary.port)] }),
+    ),
+  );
+  const folder = mkdtempSync(join(tmpdir(), "sentinels-"));
+  const sentinels: Array<{ port: number; process: ChildProcess }> = [];
+  for (let index = 0; index < 3; index++) {
+    const port = await freePort();
+    const file = join(folder, `sentinel-${index}.conf`);
+    writeFileSync(
+      file,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${folder}`,
+        `sentinel monitor ${GROUP_NAME} 127.0.0.1 ${primary.port} 2`,
+        `sentinel down-after-milliseconds ${GROUP_NAME} ${DOWN_AFTER_MS}`,
+        `sentinel failover-timeout ${GROUP_NAME} 5000`,
+        "",
+      ].join("\n"),
+    );
+    sentinels.push({ port, process: spawn(findProgram("redis-server")!, [file, "--sentinel"], { stdio: "ignore" }) });
+    await waitForPort(port);
+  }
+  // A Sentinel can vote a failover once it knows the others, and promote only a replica it knows.
+  await until(
+    async () => {
+      const known = await Promise.all(
+        sentinels.map(async ({ port }) => {
+          const [others, nodes] = await Promise.all([
+            askSentinel(port, "SENTINEL", "sentinels", GROUP_NAME),
+            askSentinel(port, "SENTINEL", "replicas", GROUP_NAME),
+          ]);
+          const count = (lines: string[]) => lines.filter((line) => line === "name").length;
+          return count(others) === 2 && count(nodes) === replicas;
+        }),
+      );
+      return known.every(Boolean);
+    },
+    { what: "three Sentinels that know each other and every replica", timeoutMs: 15_000, intervalMs: 200 },
+  );
+
+  return {
+    nodes: [primary, ...followers],
+    sentinels: sentinels.map(({ port }) => `127.0.0.1:${port}`).join(","),
+    primaryPort: async () => {
+      const [, port] = await askSentinel(sentinels[0]!.port, "SENTINEL", "get-master-addr-by-name", GROUP_NAME);
+      return Number(port);
+    },
+    stop: async () => {
+      for (const sentinel of sentinels) sentinel.process.kill("SIGKILL");
+      await Promise.all([primary, ...followers].map((node) => node.stop()));
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}

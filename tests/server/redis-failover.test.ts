@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { content } from "~/content";
+import { startApp, type RunningApp } from "../harness/app-server";
+import { GROUP_NAME, startRedisGroup, type RedisGroup } from "../harness/redis-group";
+import { signUp, visitorFields, type SignupAnswer } from "../harness/signup-client";
+import { standInPerFile } from "../harness/stand-in-per-file";
+import { answers, until } from "../harness/wait";
+import { SUITE_SECRET } from "./suite";
+
+/**
+ * Queued mode on a Sentinel group with REDIS_MIN_REPLICAS=1: a sign-up is answered 'Cadastro realizado!' only once a
+ * replica holds it, so losing the primary's machine loses none, and the instances follow the promoted replica without
+ * a restart. Without replicas configured the rest of the server lane runs as before (no WAIT). The loss benchmark
+ * (500 sign-ups, three runs): `npm run test:load -- --failover`.
+ */
+
+const standIn = standInPerFile();
+let group: RedisGroup;
+let apps: RunningApp[] = [];
+beforeAll(async () => {
+  group = await startRedisGroup(2);
+  const env = {
+    SIGNUP_SECRET: SUITE_SECRET,
+    WEBHOOK_URL: standIn.webhookUrl,
+    REDIS_URL: group.nodes[0]!.url,
+    REDIS_SENTINELS: group.sentinels,
+    REDIS_SENTINEL_NAME: GROUP_NAME,
+    REDIS_MIN_REPLICAS: "1",
+    RELAY_MODE: "queued",
+    RELAY_ATTEMPT_SECONDS: "2",
+    TRUST_PROXY: "1",
+  };
+  apps = await Promise.all([startApp(env), startApp(env)]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await group?.stop();
+});
+
+const { success, storeUnavailable } = content.messages;
+let presses = 0;
+/** A press of the form by a visitor of an address of its own, with a fresh captcha token. */
+const press = (app: RunningApp, email: string) =>
+  signUp(
+    app.origin,
+    { ...visitorFields(SUITE_SECRET), email, hcaptchaToken: `P1_${++presses}` },
+    { client: `198.51.${presses >> 8}.${presses & 255}` },
+  );
+
+/** Acknowledged, or refused in pt-BR with the e-mail kept: a visitor never sees anything else. */
+function acknowledged({ status, result }: SignupAnswer, email: string): boolean {
+  if (status === 200) expect(result.notice.title).toBe(success.title);
+  else
+    expect({ status, title: result.notice.title, email: result.email }).toEqual({
+      status: 503,
+      title: storeUnavailable.title,
+      email,
+    });
+  return status === 200;
+}
+
+/** Every acknowledged address reached the webhook, all of each one's attempts under one Idempotency-Key. */
+async function expectDelivered(emails: string[]): Promise<void> {
+  await until(() => emails.every((email) => standIn.deliveredEmails().includes(email)), {
+    what: `${emails.length} acknowledged sign-ups delivered`,
+    timeoutMs: 20_000,
+  });
+  for (const email of emails) {
+    const hits = standIn.received.webhook.filter((hit) => (hit.body as { email: string }).email === email);
+    expect(new Set(hits.map((hit) => hit.headers["idempotency-key"])).size).toBe(1);
+  }
+}
+
+describe("a Sentinel group with a replica required", () => {
+  it("replicas that do not confirm, or are gone: 'Cadastro indisponível', /readyz 503; once one is back, the same press is accepted", async () => {
+    const [app] = apps as [RunningApp];
+    const email = "replica@exemplo.com.br";
+    const replicas = group.nodes.slice(1);
+    // Frozen, they are still listed online: the press waits for WAIT, which they never answer.
+    for (const replica of replicas) replica.freeze();
+    try {
+      expect(acknowledged(await press(app, email), email)).toBe(false);
+      await Promise.all(replicas.map((replica) => replica.kill()));
+      await until(() => answers(`${app.origin}/readyz`, 503), { what: "/readyz 503" });
+      expect(await (await fetch(`${app.origin}/readyz`)).text()).toContain("0 replica(s) online");
+      expect(acknowledged(await press(app, email), email)).toBe(false);
+    } finally {
+      // Killed first: a replica still frozen (a failed expectation above) would hold its port.
+      await Promise.all(
+        replicas.map(async (replica) => {
+          await replica.kill();
+          await replica.restart();
+        }),
+      );
+    }
+    await until(async () => acknowledged(await press(app, email), email), {
+      what: "the press accepted once a replica is back",
+      intervalMs: 250,
+    });
+    expect(app.output().match(/"event":"redis-replicas"/g)).toHaveLength(2);
+    await expectDelivered([email]);
+  });
+
+  it("the primary's machine lost mid-traffic: every acknowledged sign-up reaches the webhook, and sign-ups resume", async () => {
+    // Nothing is delivered before the kill: every acknowledged sign-up is then only in Redis.
+    standIn.webhook = { status: 503, text: "fora do ar" };
+    const accepted: string[] = [];
+    const primary = group.nodes[0]!;
+    let killedAt = Infinity;
+    let resumedAfterMs: number | null = null;
+    let sent = 0;
+    let stopped = false;
+    // Four visitors at a time, alternating instances, until sign-ups have resumed after the kill.
+    const visitor = async () => {
+      while (!stopped) {
+        const email = `visitante${++sent}@exemplo.com.br`;
+        const sentAt = Date.now();
+        if (!acknowledged(await press(apps[sent % 2]!, email), email)) continue;
+        accepted.push(email);
+        if (sentAt > killedAt) resumedAfterMs ??= Date.now() - killedAt;
+      }
+    };
+    const traffic = Promise.all(Array.from({ length: 4 }, visitor));
+    try {
+      await until(() => accepted.length >= 12, { what: "12 sign-ups acknowledged" });
+      killedAt = Date.now();
+      await primary.stop(); // SIGKILL and its data folder deleted: the machine is gone
+      standIn.webhook = { status: 200, text: "ok" };
+      await until(() => resumedAfterMs !== null && accepted.length >= 20, {
+        what: "sign-ups accepted again after the failover",
+        timeoutMs: 20_000,
+      });
+    } finally {
+      stopped = true;
+      await traffic;
+    }
+    expect(await group.primaryPort()).not.toBe(primary.port);
+    console.log(`first sign-up accepted ${resumedAfterMs} ms after the primary's machine was lost`);
+    for (const app of apps)
+      expect(app.output()).toMatch(/"event":"redis","state":"ready","primary":"[^"]+","previous"/);
+    await expectDelivered(accepted);
+  });
+});
