@@ -22,6 +22,7 @@ function requireProgram(name: string, debianPackage: string): string {
 
 export type RunningRedis = {
   url: string;
+  port: number;
   /** SIGKILL: Redis vanishes mid-command, as in a crash or a node lost. */
   kill: () => Promise<void>;
   /** Starts it again on the same port: empty, or from its append-only log when persistent. */
@@ -70,6 +71,7 @@ export async function startRedis({
   await launch();
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     kill,
     restart: launch,
     freeze: () => child?.kill("SIGSTOP"),
