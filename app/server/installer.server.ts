@@ -44,9 +44,8 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
   const server = createServer({ ...SERVER_OPTIONS, ...options }, (request, response) => {
     const path = (request.url ?? "").split("?", 1)[0]!;
     response.once("finish", () => edge.answered(response.statusCode, path));
-    responseOn.set(request.socket, response);
     noStoreUnlessSaid(response);
-    lingerBeforeClosing(request);
+    lingerBeforeClosing(response);
     const { method = "", url = "", headers, socket } = request;
     const decision = decide({ method, target: url, headers, peerAddress: socket.remoteAddress ?? "" }, edge);
     carryOut(decision, request, response);
@@ -128,20 +127,19 @@ function noStoreUnlessSaid(response: http.ServerResponse): void {
   }) as typeof response.writeHead;
 }
 
-const requestOf = new WeakMap<Socket, http.IncomingMessage>();
 /** The latest answer on each connection. */
 const responseOn = new WeakMap<Socket, http.ServerResponse>();
 
 /** Closes a connection once the request's body has arrived, or LINGER_MS after the answer (nginx's lingering close):
  * closed with bytes unread, the kernel answers them with a reset that can overtake the answer (a 413). */
-function lingerBeforeClosing(request: http.IncomingMessage): void {
-  const socket = request.socket as Socket & { destroySoon(): void };
-  const known = requestOf.has(socket);
-  requestOf.set(socket, request);
+function lingerBeforeClosing(response: http.ServerResponse): void {
+  const socket = response.req.socket as Socket & { destroySoon(): void };
+  const known = responseOn.has(socket);
+  responseOn.set(socket, response);
   if (known) return;
   const destroySoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
-    const current = requestOf.get(socket);
+    const current = responseOn.get(socket)?.req;
     if (!current || current.complete) return destroySoon();
     // The answer is out: what still arrives is read and dropped (a reader of the body would hold it back).
     const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
