@@ -47,9 +47,15 @@ function brokenLinks(page: string): string[] {
   });
 }
 
+/** The repository paths a page names in code spans (`tests/unit/x.test.ts`, `app/…:12`) that do not exist. */
+const missingPaths = (page: string) =>
+  [...read(page).matchAll(/`((?:app|tests|deploy|scripts|docs)\/[\w./$-]+?)(?::\d+)?`/g)]
+    .map(([, path]) => path!)
+    .filter((path) => !path.includes("*") && !existsSync(join(ROOT, path)));
+
 describe("the documentation", () => {
-  it.each(PAGES)("%s links only to files and headings that exist", (page) => {
-    expect(brokenLinks(page)).toEqual([]);
+  it.each(PAGES)("%s links only to files and headings that exist, and names only files that exist", (page) => {
+    expect([...brokenLinks(page), ...missingPaths(page)]).toEqual([]);
   });
 
   it("README opens the door: at most 150 lines, the page's words and the architecture in its first screen", () => {
