@@ -81,16 +81,10 @@ export const signupForm = (page: Page) => {
   };
 };
 
-/**
- * Opens the page with the (fake) hCaptcha, or with hCaptcha as `routeHcaptcha`
- * routes it, and brings the form into view, as a visitor scrolling to it does.
- */
-export async function openNearForm(
-  page: Page,
-  routeHcaptcha: (page: Page) => Promise<void> = fakeHcaptcha,
-): Promise<ReturnType<typeof signupForm>> {
-  await routeHcaptcha(page);
-  await page.goto("/");
+/** Opens `path` with the (fake) hCaptcha and brings the form into view, as a visitor scrolling to it does. */
+export async function openNearForm(page: Page, path = "/"): Promise<ReturnType<typeof signupForm>> {
+  await fakeHcaptcha(page);
+  await page.goto(path);
   const form = signupForm(page);
   await form.email.scrollIntoViewIfNeeded();
   return form;
