@@ -69,7 +69,8 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
       tree: `
         - textbox "Seu e-mail": ${email}
         - group "Verificação anti-robô":
-          - paragraph: "Erro: Confirme que você não é um robô resolvendo o captcha."`,
+          - paragraph: "Erro: Confirme que você não é um robô resolvendo o captcha."
+        - button "Cadastrar" [disabled]`,
     },
     {
       state: "the question answered wrong: the server's next question in its place",

@@ -20,7 +20,7 @@ function pngSize(bytes: Buffer): { width: number; height: number } | null {
 const metaContent = (page: Page, key: string) =>
   page.locator(`meta[property="${key}"], meta[name="${key}"]`).getAttribute("content");
 
-test("the head carries title, description, theme colour and favicon; without PUBLIC_URL a plain card, and no picture, canonical address or og:url", async ({
+test("the head carries title, description, theme colour, favicon and a 180×180 home-screen icon; without PUBLIC_URL a plain card, and no picture, canonical address or og:url", async ({
   page,
   request,
 }) => {
@@ -37,6 +37,10 @@ test("the head carries title, description, theme colour and favicon; without PUB
   await expect(page.locator('link[rel="canonical"]')).toHaveCount(0);
   const favicon = await page.locator('link[rel="icon"]').getAttribute("href");
   expect((await request.get(favicon!)).headers()["content-type"]).toContain("image/svg+xml");
+  // What a phone's home screen shows.
+  const touchIcon = await request.get((await page.locator('link[rel="apple-touch-icon"]').getAttribute("href"))!);
+  expect(touchIcon.headers()["content-type"]).toBe("image/png");
+  expect(pngSize(await touchIcon.body())).toEqual({ width: 180, height: 180 });
   const robots = await request.get("/robots.txt");
   expect(robots.status()).toBe(200);
   expect(await robots.text()).toContain("User-agent: *");
@@ -81,15 +85,6 @@ test.describe("with PUBLIC_URL", () => {
     expect(size).toEqual({ width: 1200, height: 630 });
     expect(await metaContent(page, "og:image:width")).toBe(String(size!.width));
     expect(await metaContent(page, "og:image:height")).toBe(String(size!.height));
-  });
-
-  test("a phone's home screen gets a 180×180 PNG icon", async ({ page, request }) => {
-    await page.goto(app.origin);
-    const href = await page.locator('link[rel="apple-touch-icon"]').getAttribute("href");
-    const icon = await request.get(new URL(href!, app.origin).href);
-    expect(icon.status()).toBe(200);
-    expect(icon.headers()["content-type"]).toBe("image/png");
-    expect(pngSize(await icon.body())).toEqual({ width: 180, height: 180 });
   });
 
   test("a forged Host header never reaches the addresses, not even in the render shared with others", async () => {
