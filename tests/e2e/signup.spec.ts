@@ -1,21 +1,7 @@
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
 import { SignedTokens } from "~/signup/signed-tokens.server";
 import { E2E_SIGNUP_SECRET } from "./support/ports";
-import type { Page } from "@playwright/test";
-import type { StandInClient } from "../harness/stand-in";
 import { expect, expectSignedUpOnce, openNearForm, shownToast, signupForm, test, uniqueEmail } from "./fixtures";
-
-/** A press refused as 'Página desatualizada', the e-mail kept and nothing relayed; the next press signs up. */
-async function expectStaleThenSignedUp(page: Page, standIn: StandInClient, email: string) {
-  const form = signupForm(page);
-  await form.press();
-  await expect(page.getByText("Página desatualizada")).toBeVisible();
-  await expect(form.email).toHaveValue(email);
-  expect((await standIn.received()).webhook).toHaveLength(0);
-
-  await form.press();
-  await expectSignedUpOnce(page, standIn, { email });
-}
 
 test("a visitor signs up: the e-mail arrives once and the form starts over; nothing breaks the content security policy", async ({
   page,
@@ -100,50 +86,6 @@ test.describe("with JavaScript and hCaptcha", () => {
     expect((await standIn.received()).webhook).toHaveLength(0);
   });
 
-  test("a page left open too long is told so, gets fresh fields by itself, and the second press signs up", async ({
-    page,
-    standIn,
-  }) => {
-    const form = signupForm(page);
-    const email = uniqueEmail("aba-antiga");
-    await form.email.fill(email);
-    await form.captcha.click();
-    // What a page rendered over two hours ago carries.
-    // (Set last: React puts a controlled value back whenever the form re-renders.)
-    const rendered = Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1_000;
-    const old = new BotTrap(new SignedTokens(E2E_SIGNUP_SECRET)).fields(rendered).validFrom;
-    await page.locator('input[name="from__confirm"]').evaluate((input: HTMLInputElement, value) => {
-      input.value = value;
-    }, old);
-    await expectStaleThenSignedUp(page, standIn, email);
-  });
-
-  test("a page rendered under a secret since retired is told so, gets the page's fresh fields by itself, and the second press signs up", async ({
-    page,
-    standIn,
-  }) => {
-    // The page as an instance rendered it before the rotation: its bot-trap time signed with the retired secret.
-    const rendered = Date.now() - MIN_SUBMIT_MS - 1_000;
-    const retired = new BotTrap(new SignedTokens("a-secret-no-instance-holds-any-more-000000")).fields(rendered);
-    await page.route(
-      (url) => url.pathname === "/" && url.search === "",
-      async (route) => {
-        const response = await route.fetch();
-        const html = await response.text();
-        const current = /"validFrom":"([^"]+)"/.exec(html)![1]!;
-        // Its data script changed, its hash in the policy no longer matches: the policy stays out of this page.
-        const headers = { ...response.headers() };
-        for (const name of ["content-encoding", "content-length", "content-security-policy"]) delete headers[name];
-        await route.fulfill({ status: 200, headers, body: html.replaceAll(current, retired.validFrom) });
-      },
-    );
-    const form = await openNearForm(page);
-    const email = uniqueEmail("segredo-antigo");
-    await form.email.fill(email);
-    await form.captcha.click();
-    await expectStaleThenSignedUp(page, standIn, email);
-  });
-
   test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({
     page,
     standIn,
@@ -157,3 +99,47 @@ test.describe("with JavaScript and hCaptcha", () => {
     expect((await standIn.received()).webhook).toHaveLength(1);
   });
 });
+
+// What a page carries when rendered long ago, or under a secret since retired: the server answers the first with fresh
+// fields, the second with word to fetch the page's own (a time no secret of ours signed earns a script nothing).
+const STALE_PAGES = [
+  {
+    what: "a page left open too long",
+    validFrom: () =>
+      new BotTrap(new SignedTokens(E2E_SIGNUP_SECRET)).fields(Date.now() - FORM_MAX_AGE_MS - MIN_SUBMIT_MS - 1_000),
+  },
+  {
+    what: "a page rendered under a secret since retired",
+    validFrom: () =>
+      new BotTrap(new SignedTokens("a-secret-no-instance-holds-any-more-000000")).fields(
+        Date.now() - MIN_SUBMIT_MS - 1_000,
+      ),
+  },
+];
+for (const { what, validFrom } of STALE_PAGES) {
+  test(`${what} is told so, gets fresh fields by itself, and the second press signs up`, async ({ page, standIn }) => {
+    await page.route(
+      (url) => url.pathname === "/" && url.search === "",
+      async (route) => {
+        const response = await route.fetch();
+        const html = await response.text();
+        const current = /"validFrom":"([^"]+)"/.exec(html)![1]!;
+        // Its data script changed, its hash in the policy no longer matches: the policy stays out of this page.
+        const headers = { ...response.headers() };
+        for (const name of ["content-encoding", "content-length", "content-security-policy"]) delete headers[name];
+        await route.fulfill({ status: 200, headers, body: html.replaceAll(current, validFrom().validFrom) });
+      },
+    );
+    const form = await openNearForm(page);
+    const email = uniqueEmail("pagina-velha");
+    await form.email.fill(email);
+    await form.captcha.click();
+    await form.press();
+    await expect(page.getByText("Página desatualizada")).toBeVisible();
+    await expect(form.email).toHaveValue(email);
+    expect((await standIn.received()).webhook).toHaveLength(0);
+
+    await form.press();
+    await expectSignedUpOnce(page, standIn, { email });
+  });
+}
