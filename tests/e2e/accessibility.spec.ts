@@ -15,7 +15,6 @@ import {
   uniqueEmail,
   waitForHydration,
 } from "./fixtures";
-import { fakeHcaptcha } from "./support/fake-hcaptcha";
 
 /** WCAG 2.2 AA (issue 43): what the Lei Brasileira de Inclusão asks of the page, in every state of the form. */
 
@@ -123,7 +122,6 @@ test("by keyboard alone: the call to action boots the page with the cursor in th
   page,
   standIn,
 }) => {
-  await fakeHcaptcha(page);
   await page.goto("/");
   await tabUntil(page, page.getByRole("link", { name: "Seja o primeiro a saber!" }));
   await page.keyboard.press("Enter");

@@ -1,6 +1,5 @@
 import type { Page } from "@playwright/test";
 import type { StandInClient } from "../harness/stand-in";
-import { fakeHcaptcha } from "./support/fake-hcaptcha";
 import {
   afterMinimumTime,
   APP_SCRIPT,
@@ -41,7 +40,6 @@ async function finishWithCaptcha(page: Page, standIn: StandInClient, email: stri
 
 test.beforeEach(async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await fakeHcaptcha(page);
 });
 
 test("an e-mail half typed before the scripts arrive is still there after hydration, which moves nothing ('Cadastrar' stays where it was), and signs up", async ({

@@ -1,7 +1,7 @@
 import type { Page, Route } from "@playwright/test";
 import { BOOT_PATIENCE_MS } from "~/components/deferred-boot";
 import { CAPTCHA_PATIENCE_MS } from "~/components/signup-form";
-import { fakeHcaptcha, HCAPTCHA_SCRIPT } from "./support/fake-hcaptcha";
+import { HCAPTCHA_SCRIPT } from "../harness/fake-hcaptcha-api";
 import {
   APP_SCRIPT,
   expect,
@@ -54,7 +54,6 @@ const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => P
 
 test.beforeEach(async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await fakeHcaptcha(page);
 });
 
 for (const { what, files, answer } of failures) {
@@ -90,7 +89,6 @@ test("hCaptcha's script that never arrives: after the captcha's patience the que
   standIn,
 }) => {
   await page.clock.install();
-  await page.unroute(HCAPTCHA_SCRIPT);
   await page.route(HCAPTCHA_SCRIPT, never);
   await page.goto("/");
   const email = uniqueEmail("sem-captcha");

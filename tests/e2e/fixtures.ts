@@ -2,14 +2,14 @@ import { test as base, expect, type Locator, type Page, type TestInfo } from "@p
 import { solveQuestion } from "../harness/question-solver";
 import { readEarlier } from "../harness/signup-client";
 import { StandInClient } from "../harness/stand-in";
-import { fakeHcaptcha } from "./support/fake-hcaptcha";
+import { fakeHcaptcha } from "../harness/fake-hcaptcha-api";
 import { E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./support/ports";
 
 export { expect };
 
 let visitors = 0;
 
-export const test = base.extend<{ standIn: StandInClient; visitorAddress: string }>({
+export const test = base.extend<{ standIn: StandInClient; visitorAddress: string; fakeHcaptcha: void }>({
   standIn: async ({}, use) => {
     const standIn = new StandInClient(STAND_IN_ORIGIN);
     await standIn.reset();
@@ -22,6 +22,14 @@ export const test = base.extend<{ standIn: StandInClient; visitorAddress: string
       const address = `198.51.${testInfo.workerIndex % 256}.${visitors % 256}`;
       await context.setExtraHTTPHeaders({ "x-forwarded-for": address });
       await use(address);
+    },
+    { auto: true },
+  ],
+  /** hCaptcha's script is the fake for every page (a test's own page.route comes first): the network here is closed. */
+  fakeHcaptcha: [
+    async ({ context }, use) => {
+      await fakeHcaptcha(context);
+      await use();
     },
     { auto: true },
   ],
@@ -81,9 +89,8 @@ export const signupForm = (page: Page) => {
   };
 };
 
-/** Opens `path` with the (fake) hCaptcha and brings the form into view, as a visitor scrolling to it does. */
+/** Opens `path` and brings the form into view, as a visitor scrolling to it does. */
 export async function openNearForm(page: Page, path = "/"): Promise<ReturnType<typeof signupForm>> {
-  await fakeHcaptcha(page);
   await page.goto(path);
   const form = signupForm(page);
   await form.email.scrollIntoViewIfNeeded();

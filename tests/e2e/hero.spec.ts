@@ -1,5 +1,4 @@
 import type { Page } from "@playwright/test";
-import { blockHcaptcha } from "./support/fake-hcaptcha";
 import { expect, keepScreenshot, test, waitForHydration } from "./fixtures";
 
 /** Small and common phones, a tablet, a laptop. */
@@ -33,10 +32,6 @@ function layoutShiftTotal(page: Page): Promise<number> {
       }),
   );
 }
-
-test.beforeEach(async ({ page }) => {
-  await blockHcaptcha(page);
-});
 
 test("on every screen the hero fits the width and nothing shifts (screenshots kept); on a phone 640 px tall the whole call to action is on the first screen, above the picture", async ({
   page,

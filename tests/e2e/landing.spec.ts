@@ -1,4 +1,3 @@
-import { blockHcaptcha } from "./support/fake-hcaptcha";
 import { expect, test } from "./fixtures";
 
 const SECTIONS_IN_ORDER = [
@@ -45,10 +44,6 @@ async function expectTextsInOrder(page: import("@playwright/test").Page) {
   SECTIONS_IN_ORDER.forEach((text, index) => expect(positions[index], `"${text}" missing`).toBeGreaterThanOrEqual(0));
   expect(positions).toEqual([...positions].sort((a, b) => a - b));
 }
-
-test.beforeEach(async ({ page }) => {
-  await blockHcaptcha(page);
-});
 
 test("the landing page shows every section in order, in pt-BR", async ({ page }) => {
   const response = await page.goto("/");

@@ -1,3 +1,5 @@
+import type { BrowserContext, Page } from "@playwright/test";
+
 /**
  * A small stand-in for https://js.hcaptcha.com/1/api.js: `window.hcaptcha`
  * with what @hcaptcha/react-hcaptcha calls (render/reset/remove/getResponse/
@@ -60,3 +62,16 @@ export const FAKE_HCAPTCHA_API = `(() => {
   const onload = new URL(document.currentScript.src).searchParams.get("onload");
   if (onload && typeof window[onload] === "function") window[onload]();
 })();`;
+
+export const HCAPTCHA_SCRIPT = /^https:\/\/js\.hcaptcha\.com\//;
+
+/** Serves the fake instead of hCaptcha's script, to one page or to every page of a context. */
+export const fakeHcaptcha = (target: Page | BrowserContext) =>
+  target.route(HCAPTCHA_SCRIPT, (route) =>
+    // react-hcaptcha loads the script with crossorigin="anonymous".
+    route.fulfill({
+      contentType: "application/javascript",
+      headers: { "access-control-allow-origin": "*" },
+      body: FAKE_HCAPTCHA_API,
+    }),
+  );
