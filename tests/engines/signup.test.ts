@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../harness/app-server";
 import type { Engine, EnginePage } from "../harness/engine";
 import { firefox } from "../harness/firefox";
@@ -11,8 +11,8 @@ import { webkit } from "../harness/webkit";
 
 /**
  * The Chromium keyboard journey (tests/e2e/accessibility.spec.ts) in the engines Playwright cannot drive here:
- * Debian's Firefox ESR and WebKitGTK, each against its own built server, the stand-in webhook and siteverify, and the
- * fake hCaptcha served as js.hcaptcha.com through the browser's HTTPS proxy.
+ * Debian's Firefox ESR and WebKitGTK, against the built server, the stand-in webhook and siteverify, and the fake
+ * hCaptcha served as js.hcaptcha.com through the browser's HTTPS proxy.
  */
 const ENGINES: Engine[] = [firefox, webkit];
 /** A phone's window; Firefox keeps its windows at least 500 px wide, MiniBrowser 447 px. */
@@ -23,13 +23,21 @@ const WAIT_MS = 20_000;
 
 let standIn: StandIn;
 let hcaptcha: HcaptchaHost;
+let app: RunningApp;
 
 beforeAll(async () => {
   standIn = new StandIn();
   await standIn.start();
   hcaptcha = await startHcaptchaHost();
+  app = await startApp({
+    WEBHOOK_URL: standIn.webhookUrl,
+    HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
+    HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+    SIGNUP_SECRET,
+  });
 });
 afterAll(async () => {
+  await app?.stop();
   await hcaptcha?.stop();
   await standIn?.stop();
 });
@@ -85,21 +93,9 @@ async function afterMinimumTime(page: EnginePage) {
   await page.evaluate((css, value) => void (document.querySelector<HTMLInputElement>(css)!.value = value), field, read);
 }
 
-describe.each(ENGINES)("$name", (engine) => {
-  let app: RunningApp;
-  beforeAll(async () => {
-    app = await startApp({
-      WEBHOOK_URL: standIn.webhookUrl,
-      HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
-      HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-      SIGNUP_SECRET,
-    });
-  });
-  afterAll(async () => {
-    await app?.stop();
-  });
-
-  it("by keyboard alone: the call to action, the question instead, back to the refused e-mail, the sign-up", async () => {
+it.each(ENGINES)(
+  "$name, by keyboard alone: the call to action, the question instead, back to the refused e-mail, the sign-up",
+  async (engine) => {
     standIn.reset();
     const browser = await engine.launch({ httpsProxy: hcaptcha.proxy, ...PHONE });
     try {
@@ -146,5 +142,5 @@ describe.each(ENGINES)("$name", (engine) => {
     } finally {
       await browser.close();
     }
-  });
-});
+  },
+);
