@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { freePort } from "./app-server";
 import { findProgram } from "./programs";
@@ -28,12 +29,7 @@ export const webkit: Engine = {
       throw new Error("WebKitGTK's driver is not installed: apt-get install webkit2gtk-driver");
     const children: ChildProcess[] = [];
     const stopAll = async () => {
-      for (const child of children.reverse()) {
-        if (child.exitCode !== null || child.signalCode !== null) continue;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      for (const child of children.reverse()) if (child.exitCode === null && child.kill()) await once(child, "exit");
     };
     try {
       const display = await startXvfb(children);
@@ -98,15 +94,12 @@ async function startXvfb(children: ChildProcess[]): Promise<string> {
     stdio: ["ignore", "ignore", "ignore", "pipe"],
   });
   children.push(xvfb);
-  const number = await new Promise<string>((resolve, reject) => {
-    let written = "";
-    xvfb.stdio[3]!.on("data", (chunk: Buffer) => {
-      written += chunk.toString();
-      if (written.includes("\n")) resolve(written.trim());
-    });
-    xvfb.once("exit", (code) => reject(new Error(`Xvfb exited with ${code} before it chose a display`)));
-  });
-  return `:${number}`;
+  // It writes the display's number, one short line, on file descriptor 3; exiting first is a failure to start.
+  const chosen = once(xvfb.stdio[3]!, "data").then(([number]) => `:${String(number).trim()}`);
+  const exited = once(xvfb, "exit").then(([code]) => `Xvfb exited with ${code} before it chose a display`);
+  const display = await Promise.race([chosen, exited]);
+  if (!display.startsWith(":")) throw new Error(display);
+  return display;
 }
 
 /** One WebDriver command; its `value`, or an error carrying the driver's own message. */
