@@ -6,7 +6,6 @@ import {
   expect,
   expectRefused,
   expectSignedUpOnce,
-  keepScreenshot,
   openNearForm,
   rightAnswer,
   shownToast,
@@ -256,7 +255,7 @@ test("at 320 px with reduced motion: no smooth scroll, no toast animation; a ref
   for (const part of refused) await expect(part).toBeInViewport({ ratio: 1 });
   await expectClearOfToast(refused);
   await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
-  await keepScreenshot(page, testInfo, "erro-320");
+  await page.screenshot({ path: testInfo.outputPath("erro-320.png") });
 
   await form.email.fill(uniqueEmail("na-tela"));
   await form.press();
@@ -269,7 +268,7 @@ test("at 320 px with reduced motion: no smooth scroll, no toast animation; a ref
   await expect(toast).toHaveCount(1);
   await expect(toast).toBeInViewport({ ratio: 1 });
   await expectClearOfToast([form.email, form.submit]);
-  await keepScreenshot(page, testInfo, "sucesso-320");
+  await page.screenshot({ path: testInfo.outputPath("sucesso-320.png") });
 
   await toast.getByRole("button", { name: "Fechar aviso" }).focus();
   await page.clock.runFor(10_000);

@@ -1,4 +1,4 @@
-import { test as base, expect, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
 import { solveQuestion } from "../harness/question-solver";
 import { readEarlier } from "../harness/signup-client";
 import { StandInClient } from "../harness/stand-in";
@@ -113,13 +113,6 @@ export async function expectRefused(field: Locator, message: string): Promise<vo
   await expect(field).toHaveAttribute("aria-invalid", "true");
   await expect(field).toHaveAccessibleDescription(new RegExp(`^Erro: ${message}`));
   await expect(field).toBeFocused();
-}
-
-/** What the visitor sees, kept with the test's results. */
-export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path });
-  await testInfo.attach(name, { path, contentType: "image/png" });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, keepScreenshot, test, waitForHydration } from "./fixtures";
+import { expect, test, waitForHydration } from "./fixtures";
 
 /** Small and common phones, a tablet, a laptop. */
 const SCREENS = [
@@ -42,7 +42,7 @@ test("on every screen the hero fits the width and nothing shifts (screenshots ke
       await page.goto("/");
       // The first screen is the first response alone: its scripts wait for the visitor to near the form.
       await page.waitForLoadState("networkidle");
-      await keepScreenshot(page, testInfo, `hero-${screen.width}x${screen.height}`);
+      await page.screenshot({ path: testInfo.outputPath(`hero-${screen.width}x${screen.height}.png`) });
 
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(screen.width);
       const box = (await picture(page).boundingBox())!;
