@@ -34,8 +34,12 @@ const SECTIONS_IN_ORDER = [
   "© 2024 Prevly. Todos os direitos reservados.",
 ];
 
-/** Every text appears, each after the previous one in the document. */
-async function expectTextsInOrder(page: import("@playwright/test").Page) {
+test("the landing page shows every section in order, in pt-BR; the form card starts with the e-mail field (above its label only the card's padding) on a phone and a desktop", async ({
+  page,
+}) => {
+  const response = await page.goto("/");
+  expect(response?.status()).toBe(200);
+  await expect(page.locator("html")).toHaveAttribute("lang", "pt-BR");
   const positions = await page.evaluate((texts) => {
     // innerText is what is rendered; compare without the case that CSS may transform.
     const body = document.body.innerText.toLocaleLowerCase("pt-BR");
@@ -43,13 +47,6 @@ async function expectTextsInOrder(page: import("@playwright/test").Page) {
   }, SECTIONS_IN_ORDER);
   SECTIONS_IN_ORDER.forEach((text, index) => expect(positions[index], `"${text}" missing`).toBeGreaterThanOrEqual(0));
   expect(positions).toEqual([...positions].sort((a, b) => a - b));
-}
-
-test("the landing page shows every section in order, in pt-BR", async ({ page }) => {
-  const response = await page.goto("/");
-  expect(response?.status()).toBe(200);
-  await expect(page.locator("html")).toHaveAttribute("lang", "pt-BR");
-  await expectTextsInOrder(page);
 
   await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
   await expect(page.locator("header")).toHaveCount(1);
@@ -63,12 +60,7 @@ test("the landing page shows every section in order, in pt-BR", async ({ page })
     "href",
     "mailto:contato@prevly.com.br",
   );
-});
 
-test("the form card starts with the e-mail field: above its label only the card's padding, on a phone and a desktop", async ({
-  page,
-}) => {
-  await page.goto("/");
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 844 });
     // How far the e-mail label sits below the card's inner top edge (inside its border), and the card's top padding.
@@ -80,8 +72,8 @@ test("the form card starts with the e-mail field: above its label only the card'
         padding: parseFloat(getComputedStyle(card).paddingTop),
       };
     });
-    expect(padding).toBeGreaterThan(0);
-    expect(labelBelowEdge).toBe(padding);
+    expect(padding, `${width} px`).toBeGreaterThan(0);
+    expect(labelBelowEdge, `${width} px`).toBe(padding);
   }
 });
 
