@@ -89,11 +89,17 @@ test.describe("with JavaScript and hCaptcha", () => {
     page,
     standIn,
   }) => {
-    await standIn.setWebhook({ status: 200, delayMs: 800 });
+    // The post is held until the test lets it go: what the visitor sees while it is on its way.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route("/?index*", async (route) => {
+      if (route.request().method() === "POST") await released;
+      await route.fallback();
+    });
     const form = signupForm(page);
     await form.send(uniqueEmail("lento"));
-    const busy = page.getByRole("button", { name: "Enviando…" });
-    await expect(busy).toBeDisabled();
+    await expect(page.getByRole("button", { name: "Enviando…" })).toBeDisabled();
+    release();
     await expect(page.getByText("Cadastro realizado!")).toBeVisible();
     expect((await standIn.received()).webhook).toHaveLength(1);
   });
