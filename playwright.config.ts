@@ -4,8 +4,6 @@ import { chromiumFlags, chromiumPath } from "./tests/harness/chromium";
 import { APP_ORIGIN, APP_PORT, E2E_METRICS_TOKEN, E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./tests/e2e/support/ports";
 import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/harness/stand-in";
 
-export const chromiumLaunchOptions = { executablePath: chromiumPath, args: chromiumFlags };
-
 export default defineConfig({
   testDir: "tests/e2e",
   // One app server and one stand-in are shared: tests run one at a time.
@@ -19,7 +17,7 @@ export default defineConfig({
   use: {
     baseURL: APP_ORIGIN,
     browserName: "chromium",
-    launchOptions: chromiumLaunchOptions,
+    launchOptions: { executablePath: chromiumPath, args: chromiumFlags },
     locale: "pt-BR",
     trace: "retain-on-failure",
   },

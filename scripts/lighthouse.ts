@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ROOT, startApp } from "../tests/harness/app-server";
-import { runLighthouse, scores, type Throttling } from "../tests/harness/lighthouse";
+import { runLighthouse, scores, type Throttling } from "./lib/lighthouse";
 
 const { values: options } = parseArgs({
   options: {

@@ -1,6 +1,6 @@
 import { chromium, type Page } from "@playwright/test";
 import { chromiumFlags, chromiumPath } from "../../tests/harness/chromium";
-import { fakeHcaptcha } from "../../tests/e2e/support/fake-hcaptcha";
+import { fakeHcaptcha } from "../../tests/harness/fake-hcaptcha-api";
 
 export type FirstTap = {
   /** From the tap to the paint after it: the latest paint after one of its events (touch, pointer, mouse, click). */

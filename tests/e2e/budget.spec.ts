@@ -1,33 +1,32 @@
 import { gzipSync } from "node:zlib";
-import { blockHcaptcha } from "./support/fake-hcaptcha";
-import { afterIdle, expect, signupForm, test, waitForHydration } from "./fixtures";
+import { afterIdle, APP_SCRIPT, expect, signupForm, test, waitForHydration } from "./fixtures";
 
 /** React 18 + the Remix runtime on a bare page (≈86 KB gzip) plus at most 10 KB of ours. */
 const JS_BUDGET_BYTES = 96 * 1024;
 const CSS_BUDGET_BYTES = 15 * 1024;
 
-test("no script byte before the visitor nears the form; once there, at most the framework floor + 10 KB of JavaScript (gzip)", async ({
+test("before the visitor nears the form: no script, no font, one inline stylesheet of at most 15 KB gzip; once there, at most the framework floor + 10 KB of JavaScript (gzip), and still no font", async ({
   page,
 }) => {
-  await blockHcaptcha(page);
-  const requested: string[] = [];
+  const fetched: string[] = [];
   page.on("request", (request) => {
-    if (request.resourceType() === "script") requested.push(request.url());
+    const type = request.resourceType();
+    if (["script", "stylesheet", "font"].includes(type)) fetched.push(`${type} ${request.url()}`);
   });
-  const scripts = new Map<string, number>();
-  const bodies: Promise<void>[] = [];
+  const sizes: Array<Promise<[path: string, gzipBytes: number]>> = [];
   page.on("response", (response) => {
-    if (response.request().resourceType() !== "script") return;
-    bodies.push(
-      response.body().then((body) => {
-        scripts.set(response.url(), gzipSync(body, { level: 9 }).byteLength);
-      }),
-    );
+    const { pathname } = new URL(response.url());
+    if (APP_SCRIPT.test(pathname))
+      sizes.push(response.body().then((body) => [pathname, gzipSync(body, { level: 9 }).byteLength]));
   });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/");
   await afterIdle(page);
-  expect(requested).toEqual([]);
+  expect(fetched).toEqual([]);
+  const css = await page.locator("head style").allTextContents();
+  expect(css).toHaveLength(1);
+  expect(gzipSync(css[0]!, { level: 9 }).byteLength).toBeLessThanOrEqual(CSS_BUDGET_BYTES);
+  expect(css[0]).toContain(".bg-brand-900");
 
   // hCaptcha's component and the toasts come last, once the page has hydrated; then hCaptcha's script, which does not
   // report to hCaptcha's Sentry.
@@ -37,31 +36,16 @@ test("no script byte before the visitor nears the form; once there, at most the 
   await waitForHydration(page);
   await enhancements;
   expect((await hcaptcha).url()).toContain("sentry=false");
-  await Promise.all(bodies);
-  const listing = [...scripts]
-    .map(([url, size]) => `${(size / 1024).toFixed(1)} KB ${new URL(url).pathname}`)
-    .join("\n");
+  expect(fetched.filter((line) => !line.startsWith("script "))).toEqual([]);
+  const scripts = await Promise.all(sizes);
+  const listing = scripts.map(([path, size]) => `${(size / 1024).toFixed(1)} KB ${path}`).join("\n");
   // The budget is the boot's, as before: hCaptcha's component and the toasts (their own chunk) were never in it.
-  const boot = [...scripts].filter(([url]) => !url.includes("signup-enhancements"));
-  expect(boot.length, listing).toBeLessThan(scripts.size);
+  const boot = scripts.filter(([path]) => !path.includes("signup-enhancements"));
+  expect(boot.length, listing).toBeLessThan(scripts.length);
   expect(
     boot.reduce((sum, [, size]) => sum + size, 0),
     listing,
   ).toBeLessThanOrEqual(JS_BUDGET_BYTES);
-});
-
-test("the styles are one inline stylesheet of at most 15 KB gzip, and no web font is fetched", async ({ page }) => {
-  const fetched: string[] = [];
-  page.on("request", (request) => {
-    if (["stylesheet", "font"].includes(request.resourceType())) fetched.push(request.url());
-  });
-  await page.goto("/");
-  await page.waitForLoadState("networkidle");
-  expect(fetched).toEqual([]);
-  const css = await page.locator("head style").allTextContents();
-  expect(css).toHaveLength(1);
-  expect(gzipSync(css[0]!, { level: 9 }).byteLength).toBeLessThanOrEqual(CSS_BUDGET_BYTES);
-  expect(css[0]).toContain(".bg-brand-900");
 });
 
 /** Each size and weight of text is one more font the browser sets up in the first layout (docs/performance.md, "Type"). */

@@ -1,14 +1,15 @@
-import { test as base, expect, type Page, type TestInfo } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import { solveQuestion } from "../harness/question-solver";
 import { readEarlier } from "../harness/signup-client";
 import { StandInClient } from "../harness/stand-in";
-import { fakeHcaptcha } from "./support/fake-hcaptcha";
+import { fakeHcaptcha } from "../harness/fake-hcaptcha-api";
 import { E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./support/ports";
 
 export { expect };
 
 let visitors = 0;
 
-export const test = base.extend<{ standIn: StandInClient; visitorAddress: string }>({
+export const test = base.extend<{ standIn: StandInClient; visitorAddress: string; fakeHcaptcha: void }>({
   standIn: async ({}, use) => {
     const standIn = new StandInClient(STAND_IN_ORIGIN);
     await standIn.reset();
@@ -21,6 +22,14 @@ export const test = base.extend<{ standIn: StandInClient; visitorAddress: string
       const address = `198.51.${testInfo.workerIndex % 256}.${visitors % 256}`;
       await context.setExtraHTTPHeaders({ "x-forwarded-for": address });
       await use(address);
+    },
+    { auto: true },
+  ],
+  /** hCaptcha's script is the fake for every page (a test's own page.route comes first): the network here is closed. */
+  fakeHcaptcha: [
+    async ({ context }, use) => {
+      await fakeHcaptcha(context);
+      await use();
     },
     { auto: true },
   ],
@@ -44,10 +53,20 @@ export async function afterMinimumTime(page: Page): Promise<void> {
   await field.evaluate((input: HTMLInputElement, value) => (input.value = value), read);
 }
 
+export const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
+
+/** The right answer to the question on screen, or one `offset` off it. */
+export const rightAnswer = async (page: Page, offset = 0) =>
+  String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset);
+
+/** The toast on screen (sonner keeps a dismissed one in the page a moment, marked removed). */
+export const shownToast = (page: Page) => page.locator('[data-sonner-toast][data-removed="false"]');
+
 export const signupForm = (page: Page) => {
   const email = page.getByLabel("Seu e-mail");
   const submit = page.getByRole("button", { name: "Cadastrar" });
   const captcha = page.getByTestId("fake-hcaptcha");
+  const answer = page.getByLabel(QUESTION);
   /** Presses 'Cadastrar' once a person could have. */
   const press = async () => {
     await afterMinimumTime(page);
@@ -57,7 +76,10 @@ export const signupForm = (page: Page) => {
     email,
     submit,
     captcha,
+    answer,
     press,
+    /** Answers the question on screen, `offset` off the right answer. */
+    answerQuestion: async (offset = 0) => answer.fill(await rightAnswer(page, offset)),
     /** Types the address, solves the (fake) captcha and presses 'Cadastrar'. */
     send: async (address: string) => {
       await email.fill(address);
@@ -67,16 +89,9 @@ export const signupForm = (page: Page) => {
   };
 };
 
-/**
- * Opens the page with the (fake) hCaptcha, or with hCaptcha as `routeHcaptcha`
- * routes it, and brings the form into view, as a visitor scrolling to it does.
- */
-export async function openNearForm(
-  page: Page,
-  routeHcaptcha: (page: Page) => Promise<void> = fakeHcaptcha,
-): Promise<ReturnType<typeof signupForm>> {
-  await routeHcaptcha(page);
-  await page.goto("/");
+/** Opens `path` and brings the form into view, as a visitor scrolling to it does. */
+export async function openNearForm(page: Page, path = "/"): Promise<ReturnType<typeof signupForm>> {
+  await page.goto(path);
   const form = signupForm(page);
   await form.email.scrollIntoViewIfNeeded();
   return form;
@@ -93,11 +108,11 @@ export async function expectSignedUpOnce(
   expect(webhook.map((hit) => hit.body)).toEqual([expect.objectContaining(fields)]);
 }
 
-/** What the visitor sees, kept with the test's results. */
-export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path });
-  await testInfo.attach(name, { path, contentType: "image/png" });
+/** The GOV.UK error message: the field marked, its message read with it, the cursor in it. */
+export async function expectRefused(field: Locator, message: string): Promise<void> {
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  await expect(field).toHaveAccessibleDescription(new RegExp(`^Erro: ${message}`));
+  await expect(field).toBeFocused();
 }
 
 /**
@@ -109,34 +124,8 @@ export async function waitForHydration(page: Page): Promise<void> {
   await expect(page.getByRole("button", { name: "Cadastrar" })).toBeDisabled();
 }
 
-/**
- * Boots the page as a visitor does who puts the cursor in the e-mail field
- * (without scrolling: the test keeps its view), and waits for the hydration.
- */
-export async function hydrate(page: Page): Promise<void> {
-  await page.getByLabel("Seu e-mail").evaluate((input: HTMLInputElement) => input.focus({ preventScroll: true }));
-  await waitForHydration(page);
-}
-
 /** The page's own scripts (/build/*.js), as the browser asks for them. */
 export const APP_SCRIPT = /\/build\/.+\.js$/;
-
-/**
- * Holds the page's scripts back until `release()`: what the visitor does while
- * they are on their way. `requested()` resolves once the browser asked for one.
- */
-export async function holdScripts(page: Page): Promise<{ requested: Promise<void>; release: () => void }> {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let asked = () => {};
-  const requested = new Promise<void>((resolve) => (asked = resolve));
-  await page.route(APP_SCRIPT, async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
-  return { requested, release };
-}
 
 /**
  * Resolves after the page has been idle and painted twice more: long enough for

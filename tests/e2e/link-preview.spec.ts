@@ -1,4 +1,6 @@
-import { request as httpRequest } from "node:http";
+import { once } from "node:events";
+import { get as httpGet, type IncomingMessage } from "node:http";
+import { text } from "node:stream/consumers";
 import type { Page } from "@playwright/test";
 import { content } from "~/content";
 import { freePort, startApp, type RunningApp } from "../harness/app-server";
@@ -18,16 +20,30 @@ function pngSize(bytes: Buffer): { width: number; height: number } | null {
 const metaContent = (page: Page, key: string) =>
   page.locator(`meta[property="${key}"], meta[name="${key}"]`).getAttribute("content");
 
-test("without PUBLIC_URL the page carries no picture, canonical address or og:url, and a plain card", async ({
+test("the head carries title, description, theme colour, favicon and a 180×180 home-screen icon; without PUBLIC_URL a plain card, and no picture, canonical address or og:url", async ({
   page,
+  request,
 }) => {
   await page.goto("/");
-  await expect(page.locator('meta[property="og:title"]')).toHaveCount(1);
+  await expect(page).toHaveTitle("Prevly — sua previdência privada em um só app");
+  expect(await metaContent(page, "description")).toContain("previdência privada");
+  expect(await metaContent(page, "og:title")).toBe("Prevly — sua previdência privada em um só app");
+  expect(await metaContent(page, "og:locale")).toBe("pt_BR");
+  expect(await metaContent(page, "twitter:card")).toBe("summary");
+  expect(await metaContent(page, "theme-color")).toMatch(/^#[0-9a-f]{6}$/i);
   for (const property of ["og:image", "og:image:width", "og:image:height", "og:image:alt", "og:url"]) {
     await expect(page.locator(`meta[property="${property}"]`), property).toHaveCount(0);
   }
   await expect(page.locator('link[rel="canonical"]')).toHaveCount(0);
-  expect(await metaContent(page, "twitter:card")).toBe("summary");
+  const favicon = await page.locator('link[rel="icon"]').getAttribute("href");
+  expect((await request.get(favicon!)).headers()["content-type"]).toContain("image/svg+xml");
+  // What a phone's home screen shows.
+  const touchIcon = await request.get((await page.locator('link[rel="apple-touch-icon"]').getAttribute("href"))!);
+  expect(touchIcon.headers()["content-type"]).toBe("image/png");
+  expect(pngSize(await touchIcon.body())).toEqual({ width: 180, height: 180 });
+  const robots = await request.get("/robots.txt");
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toContain("User-agent: *");
 });
 
 test.describe("with PUBLIC_URL", () => {
@@ -71,31 +87,11 @@ test.describe("with PUBLIC_URL", () => {
     expect(await metaContent(page, "og:image:height")).toBe(String(size!.height));
   });
 
-  test("a phone's home screen gets a 180×180 PNG icon", async ({ page, request }) => {
-    await page.goto(app.origin);
-    const href = await page.locator('link[rel="apple-touch-icon"]').getAttribute("href");
-    const icon = await request.get(new URL(href!, app.origin).href);
-    expect(icon.status()).toBe(200);
-    expect(icon.headers()["content-type"]).toBe("image/png");
-    expect(pngSize(await icon.body())).toEqual({ width: 180, height: 180 });
-  });
-
   test("a forged Host header never reaches the addresses, not even in the render shared with others", async () => {
     // Node's client sends the Host it is given, as anyone's script can.
-    const forged = await new Promise<string>((resolve, reject) => {
-      const url = new URL(app.origin);
-      const outgoing = httpRequest(
-        { host: url.hostname, port: url.port, path: "/", headers: { host: "atacante.exemplo" } },
-        (response) => {
-          let html = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (html += chunk));
-          response.on("end", () => resolve(html));
-        },
-      );
-      outgoing.on("error", reject);
-      outgoing.end();
-    });
+    const { hostname, port } = new URL(app.origin);
+    const outgoing = httpGet({ hostname, port, path: "/", headers: { host: "atacante.exemplo" } });
+    const forged = await text((await once(outgoing, "response"))[0] as IncomingMessage);
     expect(forged).toContain(`<link rel="canonical" href="${app.origin}/"/>`);
     expect(forged).toContain(`content="${app.origin}/og-image.png"`);
     expect(forged).not.toContain("atacante.exemplo");

@@ -1,14 +1,10 @@
 /**
  * What the cross-engine tests ask of a browser, whichever protocol drives it (WebDriver BiDi for Firefox, classic
- * WebDriver for WebKit): real clicks and keys through the driver, and functions run in the page.
+ * WebDriver for WebKit): a keyboard alone, through the driver, and functions run in the page.
  */
 export type EnginePage = {
   goto: (url: string) => Promise<void>;
-  /** A real click on the first element matching `selector`, scrolled into view first. */
-  click: (selector: string) => Promise<void>;
-  /** Keys typed into the first element matching `selector`, after what it holds. */
-  type: (selector: string, text: string) => Promise<void>;
-  /** One key pressed, or text typed, wherever the focus is: a keyboard alone. */
+  /** One key pressed, or text typed, wherever the focus is. */
   press: (key: EngineKey) => Promise<void>;
   typeHere: (text: string) => Promise<void>;
   /** Runs `fn` in the page with `args` (JSON values) and returns its JSON result. */
@@ -20,7 +16,6 @@ export type EngineKey = "Tab" | "Enter" | "End";
 export type EngineBrowser = { page: EnginePage; close: () => Promise<void> };
 
 export type LaunchOptions = {
-  javaScript: boolean;
   /** `host:port` of the HTTPS proxy that answers for js.hcaptcha.com (hcaptcha-host.ts). */
   httpsProxy: string;
   /** The window's size (each browser keeps a minimum width of its own). */

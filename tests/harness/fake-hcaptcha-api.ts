@@ -1,6 +1,9 @@
+import type { BrowserContext, Page } from "@playwright/test";
+
 /**
  * A small stand-in for https://js.hcaptcha.com/1/api.js: `window.hcaptcha`
- * with render/reset/remove/getResponse/getRespKey/execute, whose widget is a
+ * with what @hcaptcha/react-hcaptcha calls (render/reset/remove/getResponse/
+ * getRespKey), whose widget is a
  * button that "solves" the captcha with a unique token. It then calls the
  * onload callback named in its own query string, as the real script does.
  * `window.hcaptcha.expireAll()` lets a test make every token expire.
@@ -8,7 +11,7 @@
 export const FAKE_HCAPTCHA_API = `(() => {
   const widgets = new Map();
   let nextId = 0;
-  const byId = (id) => widgets.get(id === undefined ? [...widgets.keys()][0] : String(id));
+  const byId = (id) => widgets.get(String(id));
   const show = (widget) => {
     widget.box.textContent = widget.response ? "Verificado" : "Não sou um robô";
     widget.box.setAttribute("aria-pressed", widget.response ? "true" : "false");
@@ -47,11 +50,6 @@ export const FAKE_HCAPTCHA_API = `(() => {
     },
     getResponse(id) { return byId(id)?.response ?? ""; },
     getRespKey() { return "fake-resp-key"; },
-    execute(id, options) {
-      const widget = byId(id);
-      widget.box.click();
-      return options && options.async ? Promise.resolve({ response: widget.response, key: "fake-resp-key" }) : undefined;
-    },
     expireAll() {
       for (const widget of widgets.values()) {
         widget.response = "";
@@ -64,3 +62,16 @@ export const FAKE_HCAPTCHA_API = `(() => {
   const onload = new URL(document.currentScript.src).searchParams.get("onload");
   if (onload && typeof window[onload] === "function") window[onload]();
 })();`;
+
+export const HCAPTCHA_SCRIPT = /^https:\/\/js\.hcaptcha\.com\//;
+
+/** Serves the fake instead of hCaptcha's script, to one page or to every page of a context. */
+export const fakeHcaptcha = (target: Page | BrowserContext) =>
+  target.route(HCAPTCHA_SCRIPT, (route) =>
+    // react-hcaptcha loads the script with crossorigin="anonymous".
+    route.fulfill({
+      contentType: "application/javascript",
+      headers: { "access-control-allow-origin": "*" },
+      body: FAKE_HCAPTCHA_API,
+    }),
+  );

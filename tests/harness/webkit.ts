@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { freePort } from "./app-server";
 import { findProgram } from "./programs";
@@ -14,13 +15,10 @@ export function findMiniBrowser(): string | undefined {
 /** WebDriver's codes for the keys the tests press. */
 const KEY_CODES: Record<EngineKey, string> = { Tab: "\uE004", Enter: "\uE007", End: "\uE010" };
 
-/** The key classic WebDriver names an element by. */
-const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
-
 /**
  * WebKitGTK's MiniBrowser under its own Xvfb display, driven by WebKitWebDriver over classic WebDriver (plain HTTP
- * calls). MiniBrowser ignores the WebDriver `proxy` capability: the HTTPS proxy goes on its command line, as does
- * JavaScript off. Its console does not reach the driver, so errors are caught inside the page (the tests' job).
+ * calls). MiniBrowser ignores the WebDriver `proxy` capability: the HTTPS proxy goes on its command line. Its
+ * console does not reach the driver, so errors are caught inside the page (the tests' job).
  */
 export const webkit: Engine = {
   name: "WebKit",
@@ -31,12 +29,7 @@ export const webkit: Engine = {
       throw new Error("WebKitGTK's driver is not installed: apt-get install webkit2gtk-driver");
     const children: ChildProcess[] = [];
     const stopAll = async () => {
-      for (const child of children.reverse()) {
-        if (child.exitCode !== null || child.signalCode !== null) continue;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      for (const child of children.reverse()) if (child.exitCode === null && child.kill()) await once(child, "exit");
     };
     try {
       const display = await startXvfb(children);
@@ -53,12 +46,7 @@ export const webkit: Engine = {
             acceptInsecureCerts: true,
             "webkitgtk:browserOptions": {
               binary: miniBrowser,
-              args: [
-                "--automation",
-                `--proxy=http://${options.httpsProxy}`,
-                "--ignore-host=127.0.0.1",
-                ...(options.javaScript ? [] : ["--enable-javascript=false"]),
-              ],
+              args: ["--automation", `--proxy=http://${options.httpsProxy}`, "--ignore-host=127.0.0.1"],
             },
           },
         },
@@ -66,8 +54,6 @@ export const webkit: Engine = {
       const base = `/session/${session.sessionId}`;
       await command(driver, "POST", `${base}/window/rect`, { width: options.width, height: options.height });
       const call = <T>(method: string, path: string, body?: unknown) => command<T>(driver, method, base + path, body);
-      const find = async (selector: string) =>
-        (await call<Record<string, string>>("POST", "/element", { using: "css selector", value: selector }))[ELEMENT]!;
       const keys = (values: string[]) =>
         call("POST", "/actions", {
           actions: [
@@ -83,17 +69,6 @@ export const webkit: Engine = {
         });
       const page: EnginePage = {
         goto: async (url) => void (await call("POST", "/url", { url })),
-        click: async (selector) => {
-          const element = await find(selector);
-          // The driver's own scroll into view is smooth under the page's `scroll-behavior: smooth`, and it clicks
-          // before the element arrives ("element not interactable"): it is brought into view at once first.
-          await call("POST", "/execute/sync", {
-            script: "arguments[0].scrollIntoView({ block: 'center', behavior: 'instant' });",
-            args: [{ [ELEMENT]: element }],
-          });
-          await call("POST", `/element/${element}/click`, {});
-        },
-        type: async (selector, text) => void (await call("POST", `/element/${await find(selector)}/value`, { text })),
         press: async (key) => void (await keys([KEY_CODES[key]])),
         typeHere: async (text) => void (await keys([...text])),
         evaluate: (fn, ...args) =>
@@ -119,15 +94,12 @@ async function startXvfb(children: ChildProcess[]): Promise<string> {
     stdio: ["ignore", "ignore", "ignore", "pipe"],
   });
   children.push(xvfb);
-  const number = await new Promise<string>((resolve, reject) => {
-    let written = "";
-    xvfb.stdio[3]!.on("data", (chunk: Buffer) => {
-      written += chunk.toString();
-      if (written.includes("\n")) resolve(written.trim());
-    });
-    xvfb.once("exit", (code) => reject(new Error(`Xvfb exited with ${code} before it chose a display`)));
-  });
-  return `:${number}`;
+  // It writes the display's number, one short line, on file descriptor 3; exiting first is a failure to start.
+  const chosen = once(xvfb.stdio[3]!, "data").then(([number]) => `:${String(number).trim()}`);
+  const exited = once(xvfb, "exit").then(([code]) => `Xvfb exited with ${code} before it chose a display`);
+  const display = await Promise.race([chosen, exited]);
+  if (!display.startsWith(":")) throw new Error(display);
+  return display;
 }
 
 /** One WebDriver command; its `value`, or an error carrying the driver's own message. */

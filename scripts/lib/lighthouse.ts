@@ -1,6 +1,6 @@
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type RunnerResult } from "lighthouse";
-import { chromiumFlags, chromiumPath } from "./chromium";
+import { chromiumFlags, chromiumPath } from "../../tests/harness/chromium";
 
 export const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 
