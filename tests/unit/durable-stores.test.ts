@@ -1,7 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ReplyError, type Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RedisDurability, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
@@ -85,12 +81,8 @@ it("direct mode on a Redis that evicts keys is warned once, naming the setting a
   ]);
 });
 
-it("a SIGNUPS_FILE that is not a regular file (/dev/null, a named pipe) stops start-up with one line naming it", async () => {
-  const pipe = join(await mkdtemp(join(tmpdir(), "pipe-")), "signups.jsonl");
-  execFileSync("mkfifo", [pipe]);
-  for (const path of ["/dev/null", pipe]) {
-    expect(() => new SignupSink(path)).toThrowError(
-      `Invalid configuration: SIGNUPS_FILE is not a regular file (${path}); name a file on a disk or volume`,
-    );
-  }
+it("a SIGNUPS_FILE that is not a regular file (/dev/null) stops start-up with one line naming it", () => {
+  expect(() => new SignupSink("/dev/null")).toThrowError(
+    "Invalid configuration: SIGNUPS_FILE is not a regular file (/dev/null); name a file on a disk or volume",
+  );
 });
