@@ -96,7 +96,8 @@ export class PageCache {
 }
 
 function answerFrom(page: RenderedPage, { ifNoneMatch, acceptEncoding, https }: PageAsk): PageAnswer {
-  const revalidated = ifNoneMatch?.split(/\s*,\s*/).includes(page.etag) === true;
+  // `*` matches any current page (RFC 9110, 13.1.2).
+  const revalidated = ifNoneMatch?.trim() === "*" || ifNoneMatch?.split(/\s*,\s*/).includes(page.etag) === true;
   const encoding = revalidated ? "304" : preferredEncoding(acceptEncoding);
   const key = `${encoding} ${String(https)}`;
   let answer = page.answers.get(key);
@@ -143,8 +144,9 @@ function renderPage(document: DocumentRequest): RenderedPage {
 
 /** br over gzip over nothing, whatever the q order, honouring q=0; `*` gets gzip: br only to a client that names it. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding {
-  const named = new Negotiator({ headers: { "accept-encoding": acceptEncoding?.toLowerCase() } }).encodings();
-  if (named.includes("br")) return "br";
-  if (named.includes("gzip") || named.includes("*")) return "gzip";
+  const accepted = new Negotiator({ headers: { "accept-encoding": acceptEncoding?.toLowerCase() } });
+  if (accepted.encodings().includes("br")) return "br";
+  // Asked of gzip itself, so that `*` allows it and `gzip;q=0, *` does not.
+  if (accepted.encodings(["gzip"]).length > 0) return "gzip";
   return "identity";
 }

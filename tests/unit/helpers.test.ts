@@ -41,11 +41,13 @@ describe("the page cache", () => {
     expect(plain.headers.get("etag")).toBe(brotli.headers.get("etag"));
   });
 
-  it("answers 304 to an If-None-Match list holding its ETag, with no body", () => {
+  it("answers 304 to an If-None-Match list holding its ETag, or `*`, with no body", () => {
     const cache = new PageCache();
     const etag = cache.respond(documentRequest(() => PAGE)).headers.get("etag")!;
-    const revalidated = cache.respond(documentRequest(() => PAGE, { "if-none-match": `W/"other", ${etag}` }));
-    expect([revalidated.status, revalidated.body]).toEqual([304, null]);
+    for (const ifNoneMatch of [`W/"other", ${etag}`, "*"]) {
+      const revalidated = cache.respond(documentRequest(() => PAGE, { "if-none-match": ifNoneMatch }));
+      expect([revalidated.status, revalidated.body]).toEqual([304, null]);
+    }
   });
 
   it("renders again once the render is older than its time to live; form results and error pages, every time", () => {
@@ -71,6 +73,7 @@ describe("the page cache", () => {
     ["br;q=0, gzip;q=0.5, zstd, *;q=0.1", "gzip"],
     ["zstd", "identity"],
     ["*", "gzip"],
+    ["gzip;q=0, *", "identity"],
     [null, "identity"],
     ["identity", "identity"],
   ])("Accept-Encoding %j → %s", (header, encoding) => {
