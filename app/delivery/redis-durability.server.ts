@@ -14,6 +14,9 @@ const NOEVICTION_FIX = "CONFIG SET maxmemory-policy noeviction, and the same in 
  * keeps that promise, and only one that persists keeps it across a restart of Redis. BullMQ merely prints its own
  * warning about the policy; this refuses start-up, readiness and new sign-ups instead.
  */
+/** How long a replica may go without acknowledging the primary and still count as online. */
+const REPLICA_LAG_LIMIT_SECONDS = 3;
+
 export class RedisDurability {
   private readonly redis: Redis;
   private last: { at: number; refusal: Promise<string | null> } | null = null;
@@ -71,7 +74,7 @@ export class RedisDurability {
     if (!this.minReplicas) return null;
     const info = await this.redis.info("replication").catch(() => null);
     if (info === null) return null; // no answer: readiness names the outage
-    const online = info.match(/^slave\d+:.*\bstate=online\b/gm)?.length ?? 0;
+    const online = replicasOnline(info);
     const short = online < this.minReplicas;
     if (short !== this.replicasShort) {
       if (short || this.replicasShort) logEvent("redis-replicas", { online, required: this.minReplicas });
@@ -137,4 +140,15 @@ export async function warnIfRedisEvicts(client: Redis): Promise<void> {
     `[config] warning: Redis's maxmemory-policy is ${policy}, so it may evict the record of what was relayed and ` +
       `the limits: a retry may then be relayed twice, an address again within the day; set noeviction (${NOEVICTION_FIX})`,
   );
+}
+
+/**
+ * Replicas listed `state=online` that acknowledged the primary within REPLICA_LAG_LIMIT_SECONDS: a replica sends its
+ * acknowledgement every second, and one that stopped (frozen, cut off) stays `online` until Redis's repl-timeout
+ * (60 s) while it confirms nothing.
+ */
+export function replicasOnline(infoReplication: string): number {
+  return [...infoReplication.matchAll(/^slave\d+:.*\bstate=online\b.*\blag=(\d+)/gm)].filter(
+    ([, lag]) => Number(lag) <= REPLICA_LAG_LIMIT_SECONDS,
+  ).length;
 }

@@ -1,6 +1,6 @@
 import { ReplyError, type Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RedisDurability, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
+import { RedisDurability, replicasOnline, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { SignupSink } from "~/delivery/sink.server";
 
 /**
@@ -85,4 +85,12 @@ it("a SIGNUPS_FILE that is not a regular file (/dev/null) stops start-up with on
   expect(() => new SignupSink("/dev/null")).toThrowError(
     "Invalid configuration: SIGNUPS_FILE is not a regular file (/dev/null); name a file on a disk or volume",
   );
+});
+
+it("a replica counts as online while it acknowledges the primary: one frozen for 4 s does not", () => {
+  const replica = (index: number, state: string, lag: number) =>
+    `slave${index}:ip=10.0.0.${index},port=6379,state=${state},offset=1043,lag=${lag}`;
+  const info = (...replicas: string[]) => ["# Replication", "role:master", ...replicas, "master_repl_offset:1043"];
+  expect(replicasOnline(info(replica(0, "online", 0), replica(1, "online", 3)).join("\r\n"))).toBe(2);
+  expect(replicasOnline(info(replica(0, "online", 4), replica(1, "wait_bgsave", 0)).join("\r\n"))).toBe(0);
 });
