@@ -75,9 +75,17 @@ const publicOrigin = httpUrl("must be the page's public address, an http(s) URL 
   .transform((url) => new URL(url).origin);
 
 /** One message whichever check fails: a schema's own error is zod's message for its checks too. */
+const SENTINELS_ERROR =
+  "must be the Sentinels' addresses as host:port, separated by commas (sentinel-1:26379,sentinel-2:26379)";
 const wholeNumber = (min: number, max: number) => {
   const error = `must be a whole number from ${min} to ${max}`;
-  return z.coerce.number({ error }).int().min(min).max(max);
+  // Digits only: Number() would also read "0x1", "1e3" and blanks.
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { error })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { error }).max(max, { error }));
 };
 
 const schema = z
@@ -135,9 +143,13 @@ const schema = z
     REDIS_SENTINELS: z
       .string()
       .trim()
-      .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, {
-        error: "must be the Sentinels' addresses as host:port, separated by commas (sentinel-1:26379,sentinel-2:26379)",
-      })
+      .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, { error: SENTINELS_ERROR })
+      .refine(
+        (list) => list.split(",").every((address) => Number(address.split(":")[1]) <= 65535 && !/:0+$/.test(address)),
+        {
+          error: SENTINELS_ERROR,
+        },
+      )
       .transform((list) =>
         list.split(",").map((address) => {
           const [host, port] = address.split(":") as [string, string];
