@@ -1,8 +1,10 @@
 /**
- * `npm run test:compose`: the shipped compose.yaml brought up as ops run it
- * (`docker-compose --profile monitoring up --build`: two instances in queued
- * mode, Redis append-only, nginx, Prometheus with the alert rules), with the
- * webhook stand-in as one more service of an override file. Services reach each
+ * `npm run test:compose`: the shipped compose.yaml with its Sentinel group brought
+ * up as ops run it (`docker-compose -f compose.yaml -f compose.sentinel.yaml
+ * --profile monitoring up --build`: two instances in queued mode acknowledging
+ * what a replica holds, a Redis primary, two replicas and three Sentinels,
+ * nginx, Prometheus with the alert rules), with the webhook stand-in as one more
+ * service of an override file. Services reach each
  * other by name inside the stack's network; this test reaches nginx, the
  * stand-in and Prometheus through ports published on 127.0.0.1. Needs a Docker
  * engine and docker-compose (.ci/run prepares both).
@@ -13,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { parse } from "yaml";
+import { content } from "~/content";
 import { FORM_REACHED_PATH } from "~/insight/paths";
 import { freePort } from "../harness/app-server";
 import { panelQueries } from "../harness/dashboard";
@@ -20,7 +23,7 @@ import { postSignup, signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
 import { until, waitForOk } from "../harness/wait";
 import { ROOT } from "../harness/app-server";
-import { assert, check, cli, finish, run } from "./checks";
+import { assert, check, cli, docker, finish, run } from "./checks";
 
 const SECRET = "compose-test-secret-0123456789abcdef";
 const SIGNING_SECRET = "compose-webhook-signing-secret";
@@ -33,6 +36,9 @@ const origin = `http://127.0.0.1:${lbPort}`;
 const prometheus = `http://127.0.0.1:${prometheusPort}`;
 const standIn = new StandInClient(`http://127.0.0.1:${standInPort}`);
 const WEBHOOK_ALERT = "PrevlyWebhookFailing";
+const { success, storeUnavailable } = content.messages;
+/** Sentinel's 5 s to call the primary down, its election, and the apps finding the new primary (measured: see docs). */
+const FAILOVER_BOUND_S = 30;
 
 /** What ops put in the environment or .env: compose.yaml requires the first two. */
 const env = {
@@ -47,7 +53,10 @@ const env = {
 const composeWith = (environment: NodeJS.ProcessEnv, ...args: string[]) =>
   cli(
     "docker-compose",
-    ["--profile", "monitoring", "-p", project, "-f", "compose.yaml", "-f", join(folder, "override.yaml"), ...args],
+    [
+      ...["--profile", "monitoring", "-p", project, "-f", "compose.yaml", "-f", "compose.sentinel.yaml"],
+      ...["-f", join(folder, "override.yaml"), ...args],
+    ],
     environment,
   );
 const compose = (...args: string[]) => composeWith(env, ...args);
@@ -100,13 +109,15 @@ const webhookAlertFiring = async () =>
   ).alerts.some((alert) => alert.labels.alertname === WEBHOOK_ALERT && alert.state === "firing");
 
 let signups = 0;
-/** A visitor of its own signs up through nginx (answered at once in queued mode, whatever the webhook does). */
+/** A visitor of its own signs up through nginx: the address it gave, and the answer. */
+async function press(name: string) {
+  const email = `${name}-${++signups}@exemplo.com.br`;
+  const answer = await signUp(origin, { ...visitorFields(SECRET), email, hcaptchaToken: `P1_${name}_${signups}` });
+  return { email, ...answer };
+}
+/** A sign-up answered at once in queued mode, whatever the webhook does. */
 async function anotherSignup(): Promise<void> {
-  const { status } = await signUp(origin, {
-    ...visitorFields(SECRET),
-    email: `alerta-${++signups}@exemplo.com.br`,
-    hcaptchaToken: `P1_alerta_${signups}`,
-  });
+  const { status } = await press("alerta");
   assert(status === 200, `sign-up answered ${status}`);
 }
 
@@ -141,6 +152,16 @@ async function writeOverride(): Promise<void> {
 }
 
 const emailOf = (hit: ReceivedWebhook) => (hit.body as { email?: string } | null)?.email;
+/** Resolves once the webhook has received a sign-up of each address. */
+async function delivered(emails: string[]): Promise<void> {
+  await until(
+    async () => {
+      const received = new Set((await standIn.received()).webhook.map(emailOf));
+      return emails.every((email) => received.has(email));
+    },
+    { what: `the webhook receiving ${emails.length} sign-up(s)`, timeoutMs: 30_000, intervalMs: 500 },
+  );
+}
 
 async function main(): Promise<void> {
   await check("compose.yaml refuses to start without WEBHOOK_URL, naming it", async () => {
@@ -197,21 +218,26 @@ async function main(): Promise<void> {
   );
 
   await writeOverride();
-  await check("the stack comes up: two apps, Redis, nginx, Prometheus and the stand-in webhook", async () => {
-    const started = performance.now();
-    await compose("up", "-d", "--build");
-    await waitForOk(`${origin}/readyz`, { timeoutMs: 120_000 });
-    await waitForOk(`${prometheus}/-/ready`, { timeoutMs: 30_000 });
-    await until(
-      () =>
-        standIn.received().then(
-          () => true,
-          () => false,
-        ),
-      { what: "the stand-in", timeoutMs: 30_000 },
-    );
-    return `${((performance.now() - started) / 1000).toFixed(0)} s`;
-  });
+  await check(
+    "the stack comes up: two apps, the Sentinel group, nginx, Prometheus and the stand-in webhook",
+    async () => {
+      const started = performance.now();
+      await compose("up", "-d", "--build");
+      const upSeconds = (performance.now() - started) / 1000;
+      await waitForOk(`${origin}/readyz`, { timeoutMs: 120_000 });
+      await waitForOk(`${prometheus}/-/ready`, { timeoutMs: 30_000 });
+      await until(
+        () =>
+          standIn.received().then(
+            () => true,
+            () => false,
+          ),
+        { what: "the stand-in", timeoutMs: 30_000 },
+      );
+      const seconds = (performance.now() - started) / 1000;
+      return `${seconds.toFixed(0)} s, ${upSeconds.toFixed(0)} s of them building and starting`;
+    },
+  );
 
   await check(
     "through nginx: the page (again at once: from nginx's cache), and a sign-up answered 'Cadastro realizado!' reaches the webhook signed",
@@ -226,17 +252,8 @@ async function main(): Promise<void> {
         email: "compose@exemplo.com.br",
         hcaptchaToken: "P1_compose",
       });
-      assert(
-        status === 200 && result.notice.title === "Cadastro realizado!",
-        `answered ${status} ${result.notice.title}`,
-      );
-      await until(
-        async () => (await standIn.received()).webhook.some((hit) => emailOf(hit) === "compose@exemplo.com.br"),
-        {
-          what: "the webhook receiving the sign-up",
-          timeoutMs: 30_000,
-        },
-      );
+      assert(status === 200 && result.notice.title === success.title, `answered ${status} ${result.notice.title}`);
+      await delivered(["compose@exemplo.com.br"]);
       const hit = (await standIn.received()).webhook.find(
         (received) => emailOf(received) === "compose@exemplo.com.br",
       )!;
@@ -393,6 +410,47 @@ async function main(): Promise<void> {
         .split("\n")
         .filter((line) => line.includes("set METRICS_TOKEN"));
       assert(lines.length === 1, `the refusal was logged ${lines.length} times`);
+    },
+  );
+
+  await check(
+    `the primary's machine lost: Sentinel promotes a replica, sign-ups through nginx are accepted again within ${FAILOVER_BOUND_S} s, and every acknowledged one reaches the webhook`,
+    async () => {
+      // The webhook down: every acknowledged sign-up waits in Redis, so only the replicas can still deliver it.
+      await standIn.setWebhook({ status: 503, text: "" });
+      const acknowledged: string[] = [];
+      let refused = 0;
+      /** Acknowledged, or refused in pt-BR with the address kept: a visitor never sees anything else. */
+      const accepted = async () => {
+        const { email, status, result } = await press("failover");
+        if (status === 200 && result.notice.title === success.title) {
+          acknowledged.push(email);
+          return true;
+        }
+        assert(
+          status === 503 && result.notice.title === storeUnavailable.title && result.email === email,
+          `answered ${status} ${result.notice.title}`,
+        );
+        refused += 1;
+        return false;
+      };
+      assert(await accepted(), "the sign-up before the loss was refused");
+      const primary = await compose("ps", "-q", "redis");
+      const volume = await docker("inspect", "--format", "{{range .Mounts}}{{.Name}}{{end}}", primary);
+      const killed = performance.now();
+      await docker("kill", primary);
+      // Its machine gone: the container and its data with it, so nothing comes back under its name.
+      await docker("rm", "-f", primary);
+      await docker("volume", "rm", volume);
+      await until(accepted, {
+        what: "a sign-up accepted after the failover",
+        timeoutMs: FAILOVER_BOUND_S * 1000,
+        intervalMs: 500,
+      });
+      const seconds = ((performance.now() - killed) / 1000).toFixed(1);
+      await standIn.setWebhook({ status: 200, text: "ok" });
+      await delivered(acknowledged);
+      return `accepted again ${seconds} s after the kill, ${refused} refused meanwhile; ${acknowledged.length} acknowledged, all delivered`;
     },
   );
 }
