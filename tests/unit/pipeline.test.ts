@@ -584,7 +584,8 @@ describe("limits that fit real networks", () => {
     standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
     const signup = verifying({ RELAY_LIMIT_PER_SECOND: "2" });
     const forged = await forgedAtOnce(signup, 30, (index) => from(`198.51.${index}.1`));
-    expect(new Set(forged.map((answer) => answer.status))).toEqual(new Set([400]));
+    // Refused by siteverify, or by its timeout on a machine too busy to answer 30 at once: never relayed.
+    expect(forged.filter((answer) => answer.status !== 400 && answer.status !== 502)).toEqual([]);
     const person = await submit(signup, { email: EMAIL, hcaptchaToken: "genuine-1" }, from("203.0.113.50"));
     expect([person.status, person.result.notice, standIn.relayedEmails()]).toEqual([200, SUCCESS, [EMAIL]]);
   });
