@@ -68,25 +68,30 @@ code=$?
 echo "bare machine: the second command exited with $code"
 exit $code`;
   console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
+  // Detached, then read: an attached `docker run` beside another step's through podman's Docker
+  // API has been answered "unable to upgrade to tcp, received 409".
+  const docker = (...args: string[]) =>
+    promisify(execFile)("docker", args, { maxBuffer: 256 * 1024 * 1024 }).then(({ stdout }) => stdout);
+  const name = `bare-machine-${port}`;
   try {
-    const { stdout } = await promisify(execFile)(
-      "docker",
-      [
-        "run",
-        "--rm",
-        "--network",
-        "host",
-        "--user",
-        "root",
-        "-v",
-        `${join(clone, "src")}:/src`,
-        image,
-        "bash",
-        "-c",
-        script,
-      ],
-      { maxBuffer: 256 * 1024 * 1024 },
+    await docker(
+      "run",
+      "-d",
+      "--name",
+      name,
+      "--network",
+      "host",
+      "--user",
+      "root",
+      "-v",
+      `${join(clone, "src")}:/src`,
+      image,
+      "bash",
+      "-c",
+      script,
     );
+    await docker("wait", name);
+    const stdout = await docker("logs", name);
     // Some engines (podman's Docker API) report 0 whatever the container's exit code: read it from the output.
     if (!stdout.includes("bare machine: the second command exited with 0")) {
       console.log(stdout.split("\n").slice(-150).join("\n"));
@@ -107,6 +112,7 @@ exit $code`;
     console.log(`${stdout}\n${stderr}`.split("\n").slice(-80).join("\n"));
     return 1;
   } finally {
+    await docker("rm", "-f", name).catch(() => {});
     rmSync(clone, { recursive: true, force: true });
   }
 }
