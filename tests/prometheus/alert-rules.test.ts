@@ -1,8 +1,9 @@
 /**
  * The Prometheus configuration and alert rules ops load as they are (deploy/prometheus/), checked and tested with
- * promtool, from Debian's prometheus package (npm test's pretest installs it). Every alert has a file of cases in
- * tests/prometheus/: series that must fire it, each just past its thresholds, and series that must not (a short
- * blip, a recovery). Counters there start at 0, as the apps show them from the start.
+ * promtool, from Debian's prometheus package (npm test's pretest installs it). Every alert has cases in
+ * tests/prometheus/alerts.test.yml (PrevlyFormBroken, which looks back hours, in form-broken.test.yml): series that
+ * must fire it, each just past its thresholds, and series that must not (a short blip, a recovery). Counters there
+ * start at 0, as the apps show them from the start.
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
