@@ -161,36 +161,6 @@ describe("parsing helpers", () => {
   });
 });
 
-describe("the in-memory shared state", () => {
-  it("a limit allows its points per window, per key", async () => {
-    const limit = memoryState().limit({ name: "test", points: 2, durationSeconds: 60, whenAway: "local" });
-    const verdicts = [];
-    for (const key of ["a", "a", "a", "b"]) verdicts.push((await limit.take(key)).verdict);
-    expect(verdicts).toEqual(["allowed", "allowed", "limited", "allowed"]);
-  });
-
-  it("the ledger claims a submission once, answers duplicates, and lets a failed one be tried again", async () => {
-    const { ledger } = memoryState();
-    expect(await ledger.claim("k", 1000, "first")).toBe("claimed");
-    expect(await ledger.claim("k", 1000, "second")).toBe("in-flight");
-    await ledger.settle("k", { ok: false, outcome: "{}" }, 60_000);
-    expect(await ledger.read("k")).toEqual({ state: "failed", outcome: "{}" });
-    expect(await ledger.claim("k", 1000, "third")).toBe("claimed");
-    await ledger.settle("k", { ok: true }, 60_000);
-    expect(await ledger.claim("k", 1000, "fourth")).toBe("relayed");
-    expect(await ledger.read("other")).toEqual({ state: "unknown" });
-  });
-
-  it("a claim is released only by its own holder", async () => {
-    const { ledger } = memoryState();
-    await ledger.claim("k", 1000, "mine");
-    await ledger.release("k", "someone-else");
-    expect(await ledger.read("k")).toEqual({ state: "in-flight" });
-    await ledger.release("k", "mine");
-    expect(await ledger.read("k")).toEqual({ state: "unknown" });
-  });
-});
-
 describe("the siteverify gate", () => {
   /** A call that ends when the test says so, recording that it started. */
   function heldCall(started: string[], name: string) {
