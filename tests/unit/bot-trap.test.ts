@@ -50,12 +50,4 @@ describe("the bot trap", () => {
       );
     }
   });
-
-  it("hands a visitor who only presses again fields that are good at once", () => {
-    const form = new URLSearchParams();
-    const fields = trap.fields(RENDERED_AT, { resend: true });
-    form.set(fields.nameField, "");
-    form.set(fields.validFromField, fields.validFrom);
-    expect(trap.inspect(form, RENDERED_AT)).toEqual({ kind: "human" });
-  });
 });
