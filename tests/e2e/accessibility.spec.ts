@@ -60,7 +60,6 @@ test("with JavaScript, each refusal marks its field, says why beside it and take
         await form.send(email);
         await expect(form.captcha).toHaveAttribute("data-resets", "1");
         await expect(form.email).not.toHaveAttribute("aria-invalid");
-        expect((await standIn.received()).webhook).toHaveLength(0);
         await standIn.setSiteverify({ success: true });
       },
       refused: [proof, "Confirme que você não é um robô"],

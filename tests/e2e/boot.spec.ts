@@ -84,8 +84,6 @@ test("Enter before the scripts arrive is a plain post answered on screen; then t
   await expect(notice).toBeInViewport({ ratio: 1 });
   await expect(form.email).toBeInViewport({ ratio: 1 });
   await expect(form.email).toHaveValue(email);
-  await expect(page).toHaveTitle("Valide o captcha — Prevly — sua previdência privada em um só app");
-  expect((await standIn.received()).webhook).toHaveLength(0);
 
   scripts.release();
   await waitForHydration(page);

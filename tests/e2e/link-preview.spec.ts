@@ -41,9 +41,6 @@ test("the head carries title, description, theme colour, favicon and a 180×180 
   const touchIcon = await request.get((await page.locator('link[rel="apple-touch-icon"]').getAttribute("href"))!);
   expect(touchIcon.headers()["content-type"]).toBe("image/png");
   expect(pngSize(await touchIcon.body())).toEqual({ width: 180, height: 180 });
-  const robots = await request.get("/robots.txt");
-  expect(robots.status()).toBe(200);
-  expect(await robots.text()).toContain("User-agent: *");
 });
 
 test.describe("with PUBLIC_URL", () => {

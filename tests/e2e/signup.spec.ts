@@ -66,7 +66,7 @@ test.describe("with JavaScript and hCaptcha", () => {
 
   // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
   // Remix throws, and the root's error page replaced the form and the e-mail ('Algo deu errado — Erro 500').
-  test("the balancer's own error page is a notice beside the form, the e-mail kept", async ({ page, standIn }) => {
+  test("the balancer's own error page is a notice beside the form, the e-mail kept", async ({ page }) => {
     await page.route("/?index*", (route) =>
       route.request().method() === "POST"
         ? route.fulfill({
@@ -82,7 +82,6 @@ test.describe("with JavaScript and hCaptcha", () => {
     await expect(shownToast(page)).toContainText("Falha ao enviar");
     await expect(shownToast(page)).toContainText("Não foi possível enviar seu cadastro agora. Tente novamente.");
     await expect(form.email).toHaveValue(email);
-    expect((await standIn.received()).webhook).toHaveLength(0);
   });
 
   test("while a sign-up is in flight the button shows progress and cannot be pressed again", async ({
@@ -142,7 +141,6 @@ for (const { what, validFrom } of STALE_PAGES) {
     await form.press();
     await expect(page.getByText("Página desatualizada")).toBeVisible();
     await expect(form.email).toHaveValue(email);
-    expect((await standIn.received()).webhook).toHaveLength(0);
 
     await form.press();
     await expectSignedUpOnce(page, standIn, { email });

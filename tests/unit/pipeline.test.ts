@@ -455,7 +455,7 @@ describe("the same address again", () => {
   });
 });
 
-describe("the bot trap's verdicts as the visitor meets them (each verdict: unit/bot-trap)", () => {
+describe("the bot trap's verdicts as the visitor meets them (the others: unit/bot-trap)", () => {
   it("a filled hidden field looks like success and relays nothing", async () => {
     const fields = { email: "bot@exemplo.com", hcaptchaToken: token(), name__confirm: "Robert" };
     const { status, result } = await makeSignup().handle(post(formBody(fields)));
