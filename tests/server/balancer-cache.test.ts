@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
@@ -91,40 +91,12 @@ async function getPage(origin: string, path: string, encoding: string, asked = "
   };
 }
 
-/** An instance that answers every request as its `x-answer` header says, with none of the app's marks: a bug, a proxy's page. */
-async function faultyInstance(): Promise<{ origin: string; close: () => Promise<void> }> {
-  const server = createServer((request, response) => {
-    const asked = String(request.headers["x-answer"] ?? "");
-    const json = asked === "json";
-    response.writeHead(Number(/^\d+$/.test(asked) ? asked : 200), {
-      "Content-Type": json ? "application/json" : "text/html; charset=utf-8",
-      ...(asked === "marked" ? { "Cache-Control": SHARED_PAGE_CACHE_CONTROL } : {}),
-    });
-    response.end(json ? '{"poisoned":true}' : `<!DOCTYPE html><title>${asked}</title>`);
-  });
+/** An instance that is not the app: `answer` handles every request (a bug, a proxy's page, a count stuck). */
+async function stubInstance(answer: RequestListener): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = createServer(answer);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** An instance whose beacon path never answers (an instance busy, a count stuck), while it answers the rest at once. */
-async function countsNeverAnswered() {
-  let heldCounts = 0;
-  const server = createServer((request, response) => {
-    if (request.url?.startsWith("/__insight/")) {
-      return void heldCounts++;
-    }
-    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
-    response.end("<!DOCTYPE html><title>ok</title>");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    heldCounts: () => heldCounts,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -165,7 +137,16 @@ describe("what the balancer's page cache may keep", () => {
   });
 
   it("an instance's 500, 429, 404 or unmarked 200 on / is passed on, never stored; its marked page is", async () => {
-    const instance = await faultyInstance();
+    // It answers as its `x-answer` header says, with none of the app's marks unless asked for them.
+    const instance = await stubInstance((request, response) => {
+      const asked = String(request.headers["x-answer"] ?? "");
+      const json = asked === "json";
+      response.writeHead(Number(/^\d+$/.test(asked) ? asked : 200), {
+        "Content-Type": json ? "application/json" : "text/html; charset=utf-8",
+        ...(asked === "marked" ? { "Cache-Control": SHARED_PAGE_CACHE_CONTROL } : {}),
+      });
+      response.end(json ? '{"poisoned":true}' : `<!DOCTYPE html><title>${asked}</title>`);
+    });
     const balancer = await startNginxBalancer([instance.origin]);
     balancers.push(balancer);
     try {
@@ -248,11 +229,11 @@ describe("the balancer's own answers", () => {
 
 describe("the balancer's connections to the apps", () => {
   it("an instance that is gone costs visitors nothing: its refused connections go to another, GETs and sign-ups alike", async () => {
-    const instances = [await start(), await start()];
-    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    const gone = await start();
+    const balancer = await startNginxBalancer([app().origin, gone.origin]);
     balancers.push(balancer);
-    instances[1]!.process.kill("SIGKILL");
-    await instances[1]!.stop();
+    gone.process.kill("SIGKILL");
+    await gone.stop();
     const answers: number[] = [];
     for (let index = 0; index < 10; index++) {
       answers.push((await fetch(`${balancer.origin}/?visita=${index}`)).status);
@@ -262,7 +243,7 @@ describe("the balancer's connections to the apps", () => {
           await postSignup(
             balancer.origin,
             { ...visitor(), email, hcaptchaToken: `t-${index}` },
-            { client: `203.0.113.${index}` },
+            { client: `203.0.113.${100 + index}` },
           )
         ).status,
       );
@@ -295,13 +276,23 @@ describe("the balancer's connections to the apps", () => {
   });
 
   it("beacons whose count never comes are let go (204), not held for nginx's default minute, and never take an instance out", async () => {
-    const instances = [await countsNeverAnswered(), await countsNeverAnswered()];
+    // Their beacon path never answers, while they answer the rest at once.
+    let heldCounts = 0;
+    const instances = await Promise.all(
+      [0, 1].map(() =>
+        stubInstance((request, response) => {
+          if (request.url?.startsWith("/__insight/")) return void heldCounts++;
+          response.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+          response.end("<!DOCTYPE html><title>ok</title>");
+        }),
+      ),
+    );
     const balancer = await startNginxBalancer(instances.map((instance) => instance.origin));
     balancers.push(balancer);
     try {
       const beacon = () => fetch(`${balancer.origin}${FORM_REACHED_PATH}`, { method: "POST", body: "utm_campaign=c" });
       expect((await Promise.all([beacon(), beacon()])).map((response) => response.status)).toEqual([204, 204]);
-      expect(instances.some((instance) => instance.heldCounts() > 0)).toBe(true);
+      expect(heldCounts).toBeGreaterThan(0);
       const answers: number[] = [];
       for (let index = 0; index < 4; index++) {
         answers.push((await fetch(`${balancer.origin}/?utm_campaign=c${index}`)).status);

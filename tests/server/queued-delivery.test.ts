@@ -376,21 +376,31 @@ describe("/metrics", () => {
     return (name: string, labels?: Record<string, string>) => sumOf(samples, name, labels);
   };
 
-  it("shows sign-ups, attempts, delivery time and the queue, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
-    const app = await start({ METRICS_TOKEN });
-    const unauthorized = await fetch(`${app.origin}/metrics`);
-    expect([unauthorized.status, await unauthorized.text()]).toEqual([
-      404,
-      expect.stringContaining("Oops! Page not found"),
-    ]);
+  it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, at 0 from the start, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
+    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
+    const results = ["valid", "invalid", "error", "timeout"];
+    const first = await scraped(app);
+    for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);
+    expect(first("http_responses_total", { status_class: "5xx" })).toBe(0);
+    expect(first("webhook_attempts_total", { result: "5xx" })).toBe(0);
+
     standIn.webhook = { status: 503, text: "" };
-    await send(app, "medida@exemplo.com.br");
-    await standIn.arrived("webhook");
+    expect((await send(app, "medida@exemplo.com.br")).status).toBe(200);
+    standIn.siteverify = { success: false };
+    expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
+    standIn.siteverify = { success: true, status: 500 };
+    expect((await send(app, "erro@exemplo.com.br")).status).toBe(502);
+    standIn.siteverify = { success: true, delayMs: SITEVERIFY_TIMEOUT_MS + 1_000 };
+    expect((await send(app, "lenta@exemplo.com.br")).status).toBe(502);
     const delayed = { state: "delayed" };
     await until(async () => (await scraped(app))("signup_queue_jobs", delayed) === 1, {
       what: "the job waiting for its retry",
     });
     const during = await scraped(app);
+    for (const result of results) expect(during("siteverify_calls_total", { result })).toBe(1);
+    // The two 502s, the refused captcha and the accepted sign-up; the probes and scrapes are not visitors.
+    const answered = (statusClass: string) => during("http_responses_total", { status_class: statusClass });
+    expect([answered("5xx"), answered("4xx"), answered("2xx")]).toEqual([2, 1, 1]);
     expect(during("signups_total", { outcome: "queued" })).toBe(1);
     expect(during("webhook_attempts_total", { result: "5xx" })).toBeGreaterThanOrEqual(1);
     expect(during("signup_queue_oldest_undelivered_seconds")).toBeGreaterThan(0);
@@ -405,28 +415,10 @@ describe("/metrics", () => {
     expect(after("webhook_attempts_total", { result: "2xx" })).toBe(1);
     expect(after("signup_queue_jobs", delayed)).toBe(0);
     expect(after("signup_queue_oldest_undelivered_seconds")).toBe(0);
-  });
-
-  it("counts siteverify calls by result and visitors' answers by status class, all shown at 0 from the start", async () => {
-    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
-    const results = ["valid", "invalid", "error", "timeout"];
-    const first = await scraped(app);
-    for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);
-    expect(first("http_responses_total", { status_class: "5xx" })).toBe(0);
-    expect(first("webhook_attempts_total", { result: "5xx" })).toBe(0);
-
-    expect((await send(app, "valida@exemplo.com.br")).status).toBe(200);
-    standIn.siteverify = { success: false };
-    expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
-    standIn.siteverify = { success: true, status: 500 };
-    expect((await send(app, "erro@exemplo.com.br")).status).toBe(502);
-    standIn.siteverify = { success: true, delayMs: SITEVERIFY_TIMEOUT_MS + 1_000 };
-    expect((await send(app, "lenta@exemplo.com.br")).status).toBe(502);
-
-    const after = await scraped(app);
-    for (const result of results) expect(after("siteverify_calls_total", { result })).toBe(1);
-    // The two 502s, the refused captcha and the accepted sign-up; the probes and scrapes are not visitors.
-    const answered = (statusClass: string) => after("http_responses_total", { status_class: statusClass });
-    expect([answered("5xx"), answered("4xx"), answered("2xx")]).toEqual([2, 1, 1]);
+    const unauthorized = await fetch(`${app.origin}/metrics`);
+    expect([unauthorized.status, await unauthorized.text()]).toEqual([
+      404,
+      expect.stringContaining("Oops! Page not found"),
+    ]);
   });
 });
