@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
-import { DEPLOY_NGINX_CONF, startNginxBalancer, type RunningNginx } from "../harness/real-servers";
+import { DEPLOY_NGINX_CONF } from "../harness/real-servers";
 import { postSignup, signUp } from "../harness/signup-client";
 import { builtServerSuite } from "./suite";
 import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
@@ -19,7 +19,7 @@ import { SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
  */
 
 const METRICS_TOKEN = "balancer-metrics-token-0123456789";
-const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({
+const { standIn, start, startBalancer, serverForAll, visitor } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   METRICS_TOKEN,
   TRUST_PROXY: "1",
@@ -27,17 +27,11 @@ const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => 
 /** The instance behind each test's own balancer (whose page cache starts empty). */
 const app = serverForAll();
 
-const balancers: RunningNginx[] = [];
-afterEach(async () => {
-  await Promise.all(balancers.splice(0).map((balancer) => balancer.stop()));
-});
-
-type Deployment = { app: RunningApp; origin: string; startedLogging: number };
+type Deployment = { app: RunningApp; origin: string; startedLogging: number; cachedFiles: () => string[] };
 
 async function appBehindBalancer(): Promise<Deployment> {
-  const balancer = await startNginxBalancer([app().origin]);
-  balancers.push(balancer);
-  return { app: app(), origin: balancer.origin, startedLogging: app().output().length };
+  const { origin, cachedFiles } = await startBalancer([app().origin]);
+  return { app: app(), origin, startedLogging: app().output().length, cachedFiles };
 }
 
 /** The requests the app logged since it stood behind the balancer, once one sent after them all shows up. */
@@ -106,8 +100,7 @@ async function stubInstance(answer: RequestListener): Promise<{ origin: string; 
 
 describe("what the balancer's page cache may keep", () => {
   it("after data requests and other spellings of its path, keeps one entry per encoding the apps would choose, shared by every spelling of Accept-Encoding: the page its own address renders", async () => {
-    const { origin } = await appBehindBalancer();
-    const balancer = balancers.at(-1)!;
+    const { origin, cachedFiles } = await appBehindBalancer();
     for (const path of NOT_THE_PAGE)
       for (const encoding of ENCODINGS) {
         const answer = await getPage(origin, path, encoding);
@@ -130,7 +123,7 @@ describe("what the balancer's page cache may keep", () => {
       // Refuses brotli: the app negotiates it, and nothing is stored or served from the cache.
       ["br;q=0, gzip", "gzip", "BYPASS", true],
     ]);
-    expect(balancer.cachedFiles()).toHaveLength(ENCODINGS.length);
+    expect(cachedFiles()).toHaveLength(ENCODINGS.length);
     // Remix's own data request still reaches the app, and is never stored.
     const data = await getPage(origin, "/?_data=routes%2F_index", "br");
     expect([data.status, data.type, data.cache]).toEqual([200, "application/json; charset=utf-8", "BYPASS"]);
@@ -147,8 +140,7 @@ describe("what the balancer's page cache may keep", () => {
       });
       response.end(json ? '{"poisoned":true}' : `<!DOCTYPE html><title>${asked}</title>`);
     });
-    const balancer = await startNginxBalancer([instance.origin]);
-    balancers.push(balancer);
+    const balancer = await startBalancer([instance.origin]);
     try {
       for (const asked of ["500", "429", "404", "json", "html"])
         for (const encoding of ENCODINGS) {
@@ -230,8 +222,7 @@ describe("the balancer's own answers", () => {
 describe("the balancer's connections to the apps", () => {
   it("an instance that is gone costs visitors nothing: its refused connections go to another, GETs and sign-ups alike", async () => {
     const gone = await start();
-    const balancer = await startNginxBalancer([app().origin, gone.origin]);
-    balancers.push(balancer);
+    const balancer = await startBalancer([app().origin, gone.origin]);
     gone.process.kill("SIGKILL");
     await gone.stop();
     const answers: number[] = [];
@@ -253,8 +244,7 @@ describe("the balancer's connections to the apps", () => {
   });
 
   it("one sign-up whose webhook is slow gives no other visitor a 502 or 504 meanwhile, and its own visitor the app's answer once it comes", async () => {
-    const balancer = await startNginxBalancer([app().origin, (await start()).origin]);
-    balancers.push(balancer);
+    const balancer = await startBalancer([app().origin, (await start()).origin]);
     standIn.webhook = { status: 200, text: "ok", hold: true };
     const slow = signUp(
       balancer.origin,
@@ -287,8 +277,7 @@ describe("the balancer's connections to the apps", () => {
         }),
       ),
     );
-    const balancer = await startNginxBalancer(instances.map((instance) => instance.origin));
-    balancers.push(balancer);
+    const balancer = await startBalancer(instances.map((instance) => instance.origin));
     try {
       const beacon = () => fetch(`${balancer.origin}${FORM_REACHED_PATH}`, { method: "POST", body: "utm_campaign=c" });
       expect((await Promise.all([beacon(), beacon()])).map((response) => response.status)).toEqual([204, 204]);

@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createSocket } from "node:dgram";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FORM_REACHED_PATH } from "~/insight/paths";
-import type { RunningApp } from "../harness/app-server";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
-import { startNginxBalancer, type RunningNginx } from "../harness/real-servers";
 import { postSignup, signUp } from "../harness/signup-client";
 import { until } from "../harness/wait";
 import { builtServerSuite } from "./suite";
@@ -16,15 +14,10 @@ import { builtServerSuite } from "./suite";
  */
 
 const METRICS_TOKEN = "insight-metrics-token-0123456789";
-const { start, serverForAll, visitor } = builtServerSuite((standIn) => ({
+const { start, startBalancer, serverForAll, visitor } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   METRICS_TOKEN,
 }));
-
-const balancers: RunningNginx[] = [];
-afterEach(async () => {
-  await Promise.all(balancers.splice(0).map((balancer) => balancer.stop()));
-});
 
 const metricsOf = (origin: string) => scrapeMetrics(origin, METRICS_TOKEN);
 /** A referring site no other test uses: what marks a test's views and beacons (a campaign is (other) until proven). */
@@ -89,13 +82,7 @@ describe("the app counts", () => {
 
 describe("through the shipped nginx", () => {
   const proxied = serverForAll(() => ({ TRUST_PROXY: "1" }));
-  type Deployment = { app: RunningApp; origin: string };
-  async function behindBalancer(): Promise<Deployment> {
-    const app = proxied();
-    const balancer = await startNginxBalancer([app.origin]);
-    balancers.push(balancer);
-    return { app, origin: balancer.origin };
-  }
+  const behindBalancer = async () => ({ app: proxied(), origin: (await startBalancer([proxied().origin])).origin });
 
   it("counts each view it answers once, from its cache or not, however / is spelled, with its campaign; HEAD, a data request, a post, another path and junk datagrams none", async () => {
     const { app, origin } = await behindBalancer();

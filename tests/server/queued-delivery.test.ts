@@ -55,13 +55,6 @@ async function undeliveredJobs(): Promise<number> {
   return sizes.reduce((sum, size) => sum + Number(size), 0);
 }
 
-/** Resolves once BullMQ counts `count` jobs completed: delivered, and never to be tried again. */
-const completedJobs = (count: number, timeoutMs = 10_000) =>
-  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:completed`)) >= count, {
-    what: `${count} jobs completed`,
-    timeoutMs,
-  });
-
 /** The day of every address's sign-up is over: the ledger no longer knows them. */
 async function forgetTheDay(): Promise<void> {
   for (const key of (await redis().cli("--scan", "--pattern", "*:ledger:*")).split("\n").filter(Boolean)) {
@@ -108,7 +101,7 @@ describe("queued attempts get the time automations take", () => {
     standIn.webhook = { status: 200, text: "ok", hold: true };
     await standIn.arrived("webhook", 2);
     standIn.webhook = { status: 200, text: "ok", delayMs: (ATTEMPT_SECONDS - 1) * 1000 };
-    await completedJobs(1, 20_000);
+    await app.printed(/"event":"delivery-delivered"/, 20_000);
     const failed = {
       event: "delivery-attempt-failed",
       email: "p***@exemplo.com.br",
@@ -364,7 +357,7 @@ describe("queued delivery", () => {
     expect(doomed.output()).toMatch(/"event":"delivery-attempt-failed","job":"[^"]+","attempt":1,"error":"stopping"/);
     standIn.webhook = { status: 200, text: "ok" };
     await start();
-    await completedJobs(1);
+    await delivered(1);
     expect(attemptsFor("cortada@exemplo.com.br").map((hit) => hit.status)).toEqual([0, 200]);
   });
 });
