@@ -55,6 +55,13 @@ async function undeliveredJobs(): Promise<number> {
   return sizes.reduce((sum, size) => sum + Number(size), 0);
 }
 
+/** Resolves once BullMQ holds `count` jobs in its failed set: dead-lettered, listed by the command. */
+const deadLettered = (count: number, timeoutMs = 10_000) =>
+  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === count, {
+    what: `${count} dead letters`,
+    timeoutMs,
+  });
+
 /** The day of every address's sign-up is over: the ledger no longer knows them. */
 async function forgetTheDay(): Promise<void> {
   for (const key of (await redis().cli("--scan", "--pattern", "*:ledger:*")).split("\n").filter(Boolean)) {
@@ -167,7 +174,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
     // What an evicting Redis does: the job's hash is gone, its id still in the delayed set.
     await redis().cli("DEL", `prevly-landing:${QUEUE_NAME}:${id}`);
     standIn.webhook = { status: 200, text: "ok" };
-    await until(async () => (await deadLetters("list")).out.includes(id), { what: "the dead letter" });
+    await deadLettered(1);
     const listed = await deadLetters("list");
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(new RegExp(`^${id} {2}\\S+Z {2}\\d+ attempts {2}sign-up lost {2}\\(sign-up lost\\)$`));
@@ -234,23 +241,21 @@ describe("queued delivery", () => {
 
   it("a 400 is dead-lettered on its first attempt, listed and counted; re-queued and refused again, counted again; re-queued, found 'already re-queued' by a second retry, and delivered once the webhook is back", async () => {
     const app = await start({ METRICS_TOKEN });
-    const deadLettered = async () => sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "signup_dead_letters_total");
-    expect(await deadLettered()).toBe(0);
+    const counted = async () => sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "signup_dead_letters_total");
+    expect(await counted()).toBe(0);
     standIn.webhook = { status: 400, text: "campo email ausente" };
     await send(app, "recusada@exemplo.com.br");
-    await until(async () => (await deadLetters("list")).out.includes("recusada@exemplo.com.br"), {
-      what: "the dead-letter list",
-    });
+    await deadLettered(1);
     expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(1);
     const listed = await deadLetters("list");
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(/^\S{43} {2}\S+Z {2}1 attempts {2}webhook answered 400 {2}recusada@exemplo\.com\.br$/);
     expect(app.output()).toMatch(/"event":"delivery-dead-lettered".*configuration error of the webhook/);
-    await until(async () => (await deadLettered()) === 1, { what: "the dead letter counted" });
+    await until(async () => (await counted()) === 1, { what: "the dead letter counted" });
 
     const id = listed.out.split(" ")[0]!;
     expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
-    await until(async () => (await deadLettered()) === 2, { what: "the second dead letter counted" });
+    await until(async () => (await counted()) === 2, { what: "the second dead letter counted" });
     expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(2);
 
     standIn.webhook = { status: 503, text: "" };
@@ -269,7 +274,7 @@ describe("queued delivery", () => {
     const email = "de-novo@exemplo.com.br";
     standIn.webhook = { status: 400, text: "campo email ausente" };
     await send(app, email);
-    await until(async () => (await deadLetters("list")).out.includes("de-novo@"), { what: "the dead letter" });
+    await deadLettered(1);
     standIn.webhook = { status: 200, text: "ok" };
     await forgetTheDay();
     expect((await send(app, email, "P1_another-day")).status).toBe(200);
@@ -303,10 +308,7 @@ describe("queued delivery", () => {
     await mapConcurrently(emails, 5, async (email) => {
       for (let tries = 0; tries < 5 && (await send(app, email, `P1_${email}-${tries}`)).status !== 200; tries++);
     });
-    await until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === 300, {
-      what: "300 dead letters",
-      timeoutMs: 30_000,
-    });
+    await deadLettered(300, 30_000);
     standIn.webhook = { status: 200, text: "ok" };
     const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
     expect(runs.map(({ code }) => code)).toEqual([0, 0]);
