@@ -24,7 +24,7 @@ const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.
 
 const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
 /** The server of the tests that leave it as they found it, each with addresses of its own. */
-const shared = serverForAll();
+const shared = serverForAll(() => withCaptcha(standIn));
 
 /** A sign-up as the enhanced form sends it, answered as JSON. */
 function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {
@@ -57,7 +57,7 @@ function expectFallbackFailure(answer: SignupAnswer) {
 
 describe("an outgoing call that stalls never takes the server down", () => {
   it("a siteverify and a webhook that never answer each get their visitor 'Falha ao enviar', the first relaying nothing, while ten sign-ups during the stalls succeed", async () => {
-    const app = await start(withCaptcha(standIn));
+    const app = shared();
     standIn.siteverify = { success: true, hold: true };
     const unverified = signUp(app, "sem-resposta@exemplo.com.br");
     await standIn.arrived("siteverify");
