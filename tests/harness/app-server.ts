@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { waitForOk } from "./wait";
+import { until, waitForOk } from "./wait";
 
 /** The repository's folder, ending in a slash: the one definition every suite and script uses. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -42,6 +42,8 @@ export type StartOptions = {
   expectPort?: number;
   /** A limit on the size of any file the server writes (`ulimit -f`), standing in for a full disk. */
   fileSizeLimitKiB?: number;
+  /** A file the server's output goes to instead of `output()` (under `fileSizeLimitKiB` too). */
+  logFile?: string;
 };
 
 /**
@@ -52,10 +54,12 @@ export type StartOptions = {
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   if (!existsSync(BUILD)) throw new Error("build/index.js is missing: run `npm run build` first");
   const port = options.expectPort ?? (await freePort());
+  const { fileSizeLimitKiB = "unlimited", logFile } = options;
+  const redirect = logFile ? ` > "${logFile}" 2>&1` : "";
   const [program, ...args] =
-    options.fileSizeLimitKiB === undefined
+    fileSizeLimitKiB === "unlimited" && !logFile
       ? SERVE_COMMAND
-      : ["bash", "-c", `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, "bash", ...SERVE_COMMAND];
+      : ["bash", "-c", `ulimit -f ${fileSizeLimitKiB} && exec "$@"${redirect}`, "bash", ...SERVE_COMMAND];
   const child = spawn(program!, args, {
     cwd: options.cwd ?? ROOT,
     env: { ...serveEnv(port), ...env },
@@ -78,20 +82,7 @@ export async function startApp(env: Record<string, string>, options: StartOption
   }
 
   const printed = (pattern: RegExp, timeoutMs = 10_000) =>
-    new Promise<void>((resolve, reject) => {
-      if (pattern.test(output)) return resolve();
-      const timer = setTimeout(() => {
-        child.stdout.off("data", look);
-        reject(new Error(`the server did not print ${pattern} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      const look = () => {
-        if (!pattern.test(output)) return;
-        clearTimeout(timer);
-        child.stdout.off("data", look);
-        resolve();
-      };
-      child.stdout.on("data", look);
-    });
+    until(() => pattern.test(output), { what: `the server printing ${pattern}`, timeoutMs });
 
   return {
     origin,

@@ -5,43 +5,32 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "../harness/app-server";
-import { postSignup, visitorFields } from "../harness/signup-client";
-import { StandIn } from "../harness/stand-in";
-import { SUITE_SECRET } from "./suite";
+import { beforeAll, describe, expect, it } from "vitest";
+import { postSignup } from "../harness/signup-client";
+import { builtServerSuite } from "./suite";
 
 /** The Nu HTML Checker (the W3C validator's engine), run on what the built server sends. */
 const VNU_JAR: string = createRequire(import.meta.url)("vnu-jar");
 const run = promisify(execFile);
 
-const standIn = new StandIn();
-let app: RunningApp;
+const { serverForAll, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
+const app = serverForAll();
 /** Each page's errors, by name: the checker (Java) is started once for all of them. */
 let errors: Map<string, Message[]>;
 
 type Message = { type: string; message: string; url: string; extract?: string };
 
 beforeAll(async () => {
-  await standIn.start();
-  app = await startApp({
-    WEBHOOK_URL: standIn.webhookUrl,
-    SIGNUP_SECRET: SUITE_SECRET,
-  });
-  const refusedFields = { ...visitorFields(SUITE_SECRET), email: "ana@", challengeToken: "x", challengeAnswer: "3" };
-  const refused = await postSignup(app.origin, refusedFields);
+  const { origin } = app();
+  const refused = await postSignup(origin, { ...visitor(), email: "ana@", challengeToken: "x", challengeAnswer: "3" });
   expect(refused.status).toBe(400);
   const pages = {
-    landing: await (await fetch(`${app.origin}/`)).text(),
-    "not-found": await (await fetch(`${app.origin}/nada/aqui`)).text(),
+    landing: await (await fetch(`${origin}/`)).text(),
+    "not-found": await (await fetch(`${origin}/nada/aqui`)).text(),
     refused: await refused.text(),
   };
   errors = await checkerErrors(pages);
 }, 60_000);
-afterAll(async () => {
-  await app?.stop();
-  await standIn.stop();
-});
 
 /** The checker's errors for each of `pages` (name → HTML), from one run over them all. */
 async function checkerErrors(pages: Record<string, string>): Promise<Map<string, Message[]>> {

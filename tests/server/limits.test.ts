@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SITEVERIFY_IN_FLIGHT } from "~/signup/captcha.server";
 import type { RunningApp } from "../harness/app-server";
-import { startNginxBalancer } from "../harness/real-servers";
 import { postSignup, signUp } from "../harness/signup-client";
 import { builtServerSuite, withCaptcha } from "./suite";
 
@@ -11,7 +10,10 @@ import { builtServerSuite, withCaptcha } from "./suite";
  * one relay a day and the question across a restart are the pipeline's rules: unit/pipeline.
  */
 
-const { standIn, start, visitor } = builtServerSuite((standIn) => ({ ...withCaptcha(standIn), TRUST_PROXY: "1" }));
+const { standIn, start, startBalancer, visitor } = builtServerSuite((standIn) => ({
+  ...withCaptcha(standIn),
+  TRUST_PROXY: "1",
+}));
 
 const SUCCESS = "Cadastro realizado!";
 const form = (email: string, hcaptchaToken: string) => ({ ...visitor(), email, hcaptchaToken });
@@ -76,31 +78,27 @@ async function expectBalancerPage(answer: Promise<Response> | Response, status: 
 describe("the shipped nginx configuration sheds floods", () => {
   it("one address far over the limit gets its 429 page while another address signs up; with no instance answering, its 502 page", async () => {
     const instances = [await start(), await start()];
-    const balancer = await startNginxBalancer(instances.map((app) => app.origin));
+    const balancer = await startBalancer(instances.map((app) => app.origin));
     standIn.siteverify = { success: true, genuinePrefix: "P1_" };
-    try {
-      const flood = await Promise.all(
-        Array.from({ length: 600 }, (_, index) =>
-          postSignup(balancer.origin, form(`bot${index}@exemplo.com`, `forged-${index}`), { from: "127.0.0.2" }),
-        ),
-      );
-      const [shed, ...moreShed] = flood.filter((response) => response.status === 429);
-      // 60 at once (the burst) and 10 a second reach the apps; the rest never do.
-      expect(moreShed.length).toBeGreaterThan(400);
-      expect(standIn.received.siteverify.length).toBeLessThan(200);
-      await Promise.all(flood.filter((response) => response !== shed).map((response) => response.body?.cancel()));
-      await expectBalancerPage(shed!, 429, "Muitas tentativas");
+    const flood = await Promise.all(
+      Array.from({ length: 600 }, (_, index) =>
+        postSignup(balancer.origin, form(`bot${index}@exemplo.com`, `forged-${index}`), { from: "127.0.0.2" }),
+      ),
+    );
+    const [shed, ...moreShed] = flood.filter((response) => response.status === 429);
+    // 60 at once (the burst) and 10 a second reach the apps; the rest never do.
+    expect(moreShed.length).toBeGreaterThan(400);
+    expect(standIn.received.siteverify.length).toBeLessThan(200);
+    await Promise.all(flood.filter((response) => response !== shed).map((response) => response.body?.cancel()));
+    await expectBalancerPage(shed!, 429, "Muitas tentativas");
 
-      const person = await postSignup(balancer.origin, form("pessoa@exemplo.com.br", "P1_pessoa"), {
-        data: true,
-        from: "127.0.0.3",
-      });
-      expect(person.status).toBe(200);
-      expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
-      await Promise.all(instances.map((app) => app.stop()));
-      await expectBalancerPage(fetch(`${balancer.origin}/`), 502, "Serviço indisponível no momento");
-    } finally {
-      await balancer.stop();
-    }
+    const person = await postSignup(balancer.origin, form("pessoa@exemplo.com.br", "P1_pessoa"), {
+      data: true,
+      from: "127.0.0.3",
+    });
+    expect(person.status).toBe(200);
+    expect(standIn.relayedEmails()).toEqual(["pessoa@exemplo.com.br"]);
+    await Promise.all(instances.map((app) => app.stop()));
+    await expectBalancerPage(fetch(`${balancer.origin}/`), 502, "Serviço indisponível no momento");
   });
 });

@@ -55,10 +55,10 @@ async function undeliveredJobs(): Promise<number> {
   return sizes.reduce((sum, size) => sum + Number(size), 0);
 }
 
-/** Resolves once BullMQ counts `count` jobs completed: delivered, and never to be tried again. */
-const completedJobs = (count: number, timeoutMs = 10_000) =>
-  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:completed`)) >= count, {
-    what: `${count} jobs completed`,
+/** Resolves once BullMQ holds `count` jobs in its failed set: dead-lettered, listed by the command. */
+const deadLettered = (count: number, timeoutMs = 10_000) =>
+  until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === count, {
+    what: `${count} dead letters`,
     timeoutMs,
   });
 
@@ -108,7 +108,7 @@ describe("queued attempts get the time automations take", () => {
     standIn.webhook = { status: 200, text: "ok", hold: true };
     await standIn.arrived("webhook", 2);
     standIn.webhook = { status: 200, text: "ok", delayMs: (ATTEMPT_SECONDS - 1) * 1000 };
-    await completedJobs(1, 20_000);
+    await app.printed(/"event":"delivery-delivered"/, 20_000);
     const failed = {
       event: "delivery-attempt-failed",
       email: "p***@exemplo.com.br",
@@ -174,7 +174,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
     // What an evicting Redis does: the job's hash is gone, its id still in the delayed set.
     await redis().cli("DEL", `prevly-landing:${QUEUE_NAME}:${id}`);
     standIn.webhook = { status: 200, text: "ok" };
-    await until(async () => (await deadLetters("list")).out.includes(id), { what: "the dead letter" });
+    await deadLettered(1);
     const listed = await deadLetters("list");
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(new RegExp(`^${id} {2}\\S+Z {2}\\d+ attempts {2}sign-up lost {2}\\(sign-up lost\\)$`));
@@ -241,23 +241,21 @@ describe("queued delivery", () => {
 
   it("a 400 is dead-lettered on its first attempt, listed and counted; re-queued and refused again, counted again; re-queued, found 'already re-queued' by a second retry, and delivered once the webhook is back", async () => {
     const app = await start({ METRICS_TOKEN });
-    const deadLettered = async () => sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "signup_dead_letters_total");
-    expect(await deadLettered()).toBe(0);
+    const counted = async () => sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "signup_dead_letters_total");
+    expect(await counted()).toBe(0);
     standIn.webhook = { status: 400, text: "campo email ausente" };
     await send(app, "recusada@exemplo.com.br");
-    await until(async () => (await deadLetters("list")).out.includes("recusada@exemplo.com.br"), {
-      what: "the dead-letter list",
-    });
+    await deadLettered(1);
     expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(1);
     const listed = await deadLetters("list");
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(/^\S{43} {2}\S+Z {2}1 attempts {2}webhook answered 400 {2}recusada@exemplo\.com\.br$/);
     expect(app.output()).toMatch(/"event":"delivery-dead-lettered".*configuration error of the webhook/);
-    await until(async () => (await deadLettered()) === 1, { what: "the dead letter counted" });
+    await until(async () => (await counted()) === 1, { what: "the dead letter counted" });
 
     const id = listed.out.split(" ")[0]!;
     expect(await deadLetters("retry", id)).toEqual({ code: 0, out: "re-queued 1 of 1" });
-    await until(async () => (await deadLettered()) === 2, { what: "the second dead letter counted" });
+    await until(async () => (await counted()) === 2, { what: "the second dead letter counted" });
     expect(attemptsFor("recusada@exemplo.com.br")).toHaveLength(2);
 
     standIn.webhook = { status: 503, text: "" };
@@ -276,7 +274,7 @@ describe("queued delivery", () => {
     const email = "de-novo@exemplo.com.br";
     standIn.webhook = { status: 400, text: "campo email ausente" };
     await send(app, email);
-    await until(async () => (await deadLetters("list")).out.includes("de-novo@"), { what: "the dead letter" });
+    await deadLettered(1);
     standIn.webhook = { status: 200, text: "ok" };
     await forgetTheDay();
     expect((await send(app, email, "P1_another-day")).status).toBe(200);
@@ -310,10 +308,7 @@ describe("queued delivery", () => {
     await mapConcurrently(emails, 5, async (email) => {
       for (let tries = 0; tries < 5 && (await send(app, email, `P1_${email}-${tries}`)).status !== 200; tries++);
     });
-    await until(async () => Number(await redis().cli("ZCARD", `prevly-landing:${QUEUE_NAME}:failed`)) === 300, {
-      what: "300 dead letters",
-      timeoutMs: 30_000,
-    });
+    await deadLettered(300, 30_000);
     standIn.webhook = { status: 200, text: "ok" };
     const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);
     expect(runs.map(({ code }) => code)).toEqual([0, 0]);
@@ -364,7 +359,7 @@ describe("queued delivery", () => {
     expect(doomed.output()).toMatch(/"event":"delivery-attempt-failed","job":"[^"]+","attempt":1,"error":"stopping"/);
     standIn.webhook = { status: 200, text: "ok" };
     await start();
-    await completedJobs(1);
+    await delivered(1);
     expect(attemptsFor("cortada@exemplo.com.br").map((hit) => hit.status)).toEqual([0, 200]);
   });
 });
@@ -376,21 +371,31 @@ describe("/metrics", () => {
     return (name: string, labels?: Record<string, string>) => sumOf(samples, name, labels);
   };
 
-  it("shows sign-ups, attempts, delivery time and the queue, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
-    const app = await start({ METRICS_TOKEN });
-    const unauthorized = await fetch(`${app.origin}/metrics`);
-    expect([unauthorized.status, await unauthorized.text()]).toEqual([
-      404,
-      expect.stringContaining("Oops! Page not found"),
-    ]);
+  it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, at 0 from the start, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
+    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
+    const results = ["valid", "invalid", "error", "timeout"];
+    const first = await scraped(app);
+    for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);
+    expect(first("http_responses_total", { status_class: "5xx" })).toBe(0);
+    expect(first("webhook_attempts_total", { result: "5xx" })).toBe(0);
+
     standIn.webhook = { status: 503, text: "" };
-    await send(app, "medida@exemplo.com.br");
-    await standIn.arrived("webhook");
+    expect((await send(app, "medida@exemplo.com.br")).status).toBe(200);
+    standIn.siteverify = { success: false };
+    expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
+    standIn.siteverify = { success: true, status: 500 };
+    expect((await send(app, "erro@exemplo.com.br")).status).toBe(502);
+    standIn.siteverify = { success: true, delayMs: SITEVERIFY_TIMEOUT_MS + 1_000 };
+    expect((await send(app, "lenta@exemplo.com.br")).status).toBe(502);
     const delayed = { state: "delayed" };
     await until(async () => (await scraped(app))("signup_queue_jobs", delayed) === 1, {
       what: "the job waiting for its retry",
     });
     const during = await scraped(app);
+    for (const result of results) expect(during("siteverify_calls_total", { result })).toBe(1);
+    // The two 502s, the refused captcha and the accepted sign-up; the probes and scrapes are not visitors.
+    const answered = (statusClass: string) => during("http_responses_total", { status_class: statusClass });
+    expect([answered("5xx"), answered("4xx"), answered("2xx")]).toEqual([2, 1, 1]);
     expect(during("signups_total", { outcome: "queued" })).toBe(1);
     expect(during("webhook_attempts_total", { result: "5xx" })).toBeGreaterThanOrEqual(1);
     expect(during("signup_queue_oldest_undelivered_seconds")).toBeGreaterThan(0);
@@ -405,28 +410,10 @@ describe("/metrics", () => {
     expect(after("webhook_attempts_total", { result: "2xx" })).toBe(1);
     expect(after("signup_queue_jobs", delayed)).toBe(0);
     expect(after("signup_queue_oldest_undelivered_seconds")).toBe(0);
-  });
-
-  it("counts siteverify calls by result and visitors' answers by status class, all shown at 0 from the start", async () => {
-    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
-    const results = ["valid", "invalid", "error", "timeout"];
-    const first = await scraped(app);
-    for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);
-    expect(first("http_responses_total", { status_class: "5xx" })).toBe(0);
-    expect(first("webhook_attempts_total", { result: "5xx" })).toBe(0);
-
-    expect((await send(app, "valida@exemplo.com.br")).status).toBe(200);
-    standIn.siteverify = { success: false };
-    expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
-    standIn.siteverify = { success: true, status: 500 };
-    expect((await send(app, "erro@exemplo.com.br")).status).toBe(502);
-    standIn.siteverify = { success: true, delayMs: SITEVERIFY_TIMEOUT_MS + 1_000 };
-    expect((await send(app, "lenta@exemplo.com.br")).status).toBe(502);
-
-    const after = await scraped(app);
-    for (const result of results) expect(after("siteverify_calls_total", { result })).toBe(1);
-    // The two 502s, the refused captcha and the accepted sign-up; the probes and scrapes are not visitors.
-    const answered = (statusClass: string) => after("http_responses_total", { status_class: statusClass });
-    expect([answered("5xx"), answered("4xx"), answered("2xx")]).toEqual([2, 1, 1]);
+    const unauthorized = await fetch(`${app.origin}/metrics`);
+    expect([unauthorized.status, await unauthorized.text()]).toEqual([
+      404,
+      expect.stringContaining("Oops! Page not found"),
+    ]);
   });
 });

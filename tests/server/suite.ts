@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
 import { visitorFields } from "../harness/signup-client";
-import { startRedis, type RunningRedis } from "../harness/real-servers";
+import { startNginxBalancer, startRedis, type RunningNginx, type RunningRedis } from "../harness/real-servers";
 import type { StandIn } from "../harness/stand-in";
 import { standInPerFile } from "../harness/stand-in-per-file";
 
@@ -17,23 +17,30 @@ export const withCaptcha = (standIn: StandIn) => ({
 
 /**
  * For a test file that starts built servers: one stand-in webhook/siteverify
- * for the file, emptied before each test, and every server a test started
- * stopped after it. `baseEnv` is what each server gets unless a test says
+ * for the file, emptied before each test, and every server and balancer a
+ * test started stopped after it. `baseEnv` is what each server gets unless a test says
  * otherwise; `visitor()` gives the bot-trap fields of a visitor who took a
  * person's time over the form.
  */
 export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, string> = () => ({})) {
   const standIn = standInPerFile();
-  const running: RunningApp[] = [];
+  const running: Array<RunningApp | RunningNginx> = [];
 
   afterEach(async () => {
-    await Promise.all(running.splice(0).map((app) => app.stop()));
+    await Promise.all(running.splice(0).map((server) => server.stop()));
   });
 
   async function start(env: Record<string, string> = {}, options?: StartOptions): Promise<RunningApp> {
     const app = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...baseEnv(standIn), ...env }, options);
     running.push(app);
     return app;
+  }
+
+  /** The shipped nginx in front of `upstreams` (origins), stopped after the test. */
+  async function startBalancer(upstreams: string[]): Promise<RunningNginx> {
+    const started = await startNginxBalancer(upstreams);
+    running.push(started);
+    return started;
   }
 
   /**
@@ -51,7 +58,7 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
     return () => app!;
   }
 
-  return { standIn, start, serverForAll, visitor: () => visitorFields(SUITE_SECRET) };
+  return { standIn, start, startBalancer, serverForAll, visitor: () => visitorFields(SUITE_SECRET) };
 }
 
 /**
