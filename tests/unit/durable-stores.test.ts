@@ -57,17 +57,23 @@ describe("queued mode's Redis", () => {
     ]);
   });
 
-  it("one whose policy is changed to evict keys while running refuses sign-ups with one line, until it is back", async () => {
+  it("one whose policy is changed to evict keys while running (a failover to a cache) refuses sign-ups, logged once, until it is back", async () => {
     const settings = { ...KEPT };
     const durability = new RedisDurability(redisWith(settings));
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     expect(await durability.refusal(0)).toBeNull();
     settings["maxmemory-policy"] = "volatile-lru";
     expect(await durability.refusal(500)).toBeNull(); // read at most once a second
-    expect(await durability.refusal(1_000)).toBe(
-      "Invalid configuration: Redis's maxmemory-policy is volatile-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
-    );
+    const refusal =
+      "Invalid configuration: Redis's maxmemory-policy is volatile-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)";
+    for (const now of [1_000, 2_000]) expect(await durability.refusal(now)).toBe(refusal);
     settings["maxmemory-policy"] = "noeviction";
-    expect(await durability.refusal(2_000)).toBeNull();
+    expect(await durability.refusal(3_000)).toBeNull();
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; reason?: string });
+    expect(lines.map(({ event, reason }) => [event, reason])).toEqual([
+      ["redis-eviction", refusal],
+      ["redis-eviction", undefined],
+    ]);
   });
 });
 
