@@ -57,7 +57,7 @@ export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
         `dir ${folder}`,
         `sentinel monitor ${GROUP_NAME} 127.0.0.1 ${primary.port} 2`,
         `sentinel down-after-milliseconds ${GROUP_NAME} ${DOWN_AFTER_MS}`,
-        `sentinel failover-timeout ${GROUP_NAME} 5000`,
+        `sentinel failover-timeout ${GROUP_NAME} 2000`,
         "",
       ].join("\n"),
     );
