@@ -227,13 +227,14 @@ export function redisState({
       await client.set(key("readiness"), "written", "PX", READINESS_KEY_TTL_MS);
       return null;
     } catch (error) {
-      if (!(error instanceof ReplyError)) return "Redis (REDIS_URL) does not answer";
+      if (!(error instanceof ReplyError))
+        return sentinel ? unansweredVia(sentinel) : "Redis (REDIS_URL) does not answer";
       return `Redis (REDIS_URL) refuses writes: ${(error as Error).message}`;
     }
   };
 
   // ioredis sends REDIS_URL's SELECT on connecting, and carries on in database 0 when Redis refuses it.
-  const database = answered(client).then(async () => {
+  const database = answered(client, sentinel).then(async () => {
     const index = client.options.db ?? 0;
     await client.select(index).catch((error: unknown) => {
       if (!(error instanceof ReplyError)) return; // not an answer: readiness reports it
@@ -246,9 +247,35 @@ export function redisState({
   return { epoch: "", limit, ledger, relayTimes, unready, client, database };
 }
 
-/** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials. */
-function answered(client: Redis): Promise<void> {
+/** Why Redis does not answer, from what the Sentinels say. */
+async function unansweredVia(sentinel: SentinelGroup): Promise<string> {
+  const answer = await askSentinels(sentinel);
+  if (!answer.primary) return `Redis does not answer: ${answer.trouble}`;
+  return `Redis (the primary ${answer.primary.host}:${answer.primary.port} named by REDIS_SENTINELS) does not answer`;
+}
+
+/**
+ * Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's credentials, or when every Sentinel
+ * answers and none names the primary (a wrong REDIS_SENTINEL_NAME, or Sentinel credentials). Sentinels that do not
+ * answer are no configuration error (they may be starting too): one log line names them.
+ */
+function answered(client: Redis, sentinel?: SentinelGroup): Promise<void> {
+  let asking = false;
+  let logged = false;
   return new Promise((resolve, reject) => {
+    // ioredis's connector tries the Sentinels again and again, each round ending in an 'error'.
+    const askTheSentinels = () => {
+      if (!sentinel || asking) return;
+      asking = true;
+      void askSentinels(sentinel).then((answer) => {
+        asking = false;
+        if (answer.primary || client.status === "ready") return;
+        if (answer.misconfigured) return reject(new ConfigError(`Invalid configuration: ${answer.trouble}`));
+        if (!logged) logEvent("redis", { state: "unavailable", reason: answer.trouble });
+        logged = true;
+      });
+    };
+    client.on("error", askTheSentinels);
     // Redis closes the connection on refusing them and ioredis tries again and again: no "ready" would come.
     const refused = (error: Error) => {
       if (!(error instanceof ReplyError) || !/^(NOAUTH|WRONGPASS)\b/.test(error.message)) return;
@@ -263,6 +290,7 @@ function answered(client: Redis): Promise<void> {
     client.on("error", refused);
     client.once("ready", () => {
       client.off("error", refused);
+      client.off("error", askTheSentinels);
       resolve();
     });
   });

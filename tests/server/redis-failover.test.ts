@@ -73,6 +73,14 @@ async function expectDelivered(emails: string[]): Promise<void> {
 }
 
 describe("a Sentinel group with a replica required", () => {
+  it("a REDIS_SENTINEL_NAME the Sentinels do not know stops start-up with one line naming them (unreachable: unit/durable-stores)", async () => {
+    const refusal = await startApp({ ...env, REDIS_SENTINEL_NAME: "outro" }).catch((error: Error) => error.message);
+    const each = group.sentinels.split(",").map((sentinel) => `${sentinel} knows no such primary`);
+    expect(refusal).toContain(
+      `Invalid configuration: no Sentinel of REDIS_SENTINELS names a primary REDIS_SENTINEL_NAME=outro (${each.join("; ")})`,
+    );
+  });
+
   it("replicas that do not confirm, or are gone: 'Cadastro indisponível', /readyz 503; once one is back, the same press is accepted", async () => {
     const [app] = apps as [RunningApp];
     const email = "replica@exemplo.com.br";

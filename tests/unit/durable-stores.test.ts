@@ -1,7 +1,9 @@
+import { createServer } from "node:net";
 import { ReplyError, type Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RedisDurability, replicasOnline, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { SignupSink } from "~/delivery/sink.server";
+import { redisState } from "~/state/redis-state.server";
 
 /**
  * Where sign-ups are kept must keep them: a SIGNUPS_FILE that is no file, and a Redis that evicts or persists nothing,
@@ -99,4 +101,21 @@ it("a replica counts as online while it acknowledges the primary: one frozen for
   const info = (...replicas: string[]) => ["# Replication", "role:master", ...replicas, "master_repl_offset:1043"];
   expect(replicasOnline(info(replica(0, "online", 0), replica(1, "online", 3)).join("\r\n"))).toBe(2);
   expect(replicasOnline(info(replica(0, "online", 4), replica(1, "wait_bgsave", 0)).join("\r\n"))).toBe(0);
+});
+
+it("Sentinels that do not answer: /readyz and one log line name them and the primary asked for", async () => {
+  const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+  const closed = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => closed.once("listening", resolve));
+  const { port } = closed.address() as { port: number };
+  closed.close();
+  const sentinel = { sentinels: [{ host: "127.0.0.1", port }], name: "prevly" };
+  const state = redisState({ url: "redis://127.0.0.1", namespace: "prevly", sentinel });
+  const why = `no Sentinel of REDIS_SENTINELS names a primary REDIS_SENTINEL_NAME=prevly (127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port})`;
+  try {
+    expect(await state.unready()).toBe(`Redis does not answer: ${why}`);
+    await vi.waitFor(() => expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).reason)).toEqual([why]));
+  } finally {
+    state.client.disconnect();
+  }
 });
