@@ -25,7 +25,7 @@ export type RedisGroup = {
   nodes: RunningRedis[];
   /** REDIS_SENTINELS: the three Sentinels' host:port. */
   sentinels: string;
-  /** The port of the node every Sentinel names as primary now. */
+  /** The port of the node every Sentinel names as primary now (one may not have heard of a failover yet). */
   primaryPort: () => Promise<number>;
   stop: () => Promise<void>;
 };
@@ -85,7 +85,6 @@ export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
   return {
     nodes: [primary, ...followers],
     sentinels: sentinels.map(({ port }) => `127.0.0.1:${port}`).join(","),
-    // Once every Sentinel names the same: one may not have heard of the last failover yet.
     primaryPort: async () => {
       let ports: string[] = [];
       const ask = ({ port }: { port: number }) => askSentinel(port, "SENTINEL", "get-master-addr-by-name", GROUP_NAME);

@@ -1,5 +1,5 @@
 import { ReplyError, type Redis } from "ioredis";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { RedisDurability, replicasOnline, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { SignupSink } from "~/delivery/sink.server";
 import { redisState } from "~/state/redis-state.server";
@@ -104,11 +104,8 @@ it("Sentinels that do not answer: /readyz and one log line name them and the pri
   const port = await freePort(); // nothing listens there
   const sentinel = { sentinels: [{ host: "127.0.0.1", port }], name: "prevly" };
   const state = redisState({ url: "redis://127.0.0.1", namespace: "prevly", sentinel });
+  onTestFinished(() => state.client.disconnect());
   const why = `no Sentinel of REDIS_SENTINELS names a primary REDIS_SENTINEL_NAME=prevly (127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port})`;
-  try {
-    expect(await state.unready()).toBe(`Redis does not answer: ${why}`);
-    await vi.waitFor(() => expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).reason)).toEqual([why]));
-  } finally {
-    state.client.disconnect();
-  }
+  expect(await state.unready()).toBe(`Redis does not answer: ${why}`);
+  await vi.waitFor(() => expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).reason)).toEqual([why]));
 });
