@@ -54,6 +54,9 @@ export class RedisDurability {
   private async recheck(): Promise<string | null> {
     const [verdict, shortage] = await Promise.all([this.check(), this.replicaShortage()]);
     if (verdict === undefined) return this.known ?? shortage;
+    // After start-up the verdict changes only when Redis does, a failover to an evicting Redis among others.
+    if (this.decided && verdict !== this.known)
+      logEvent("redis-eviction", verdict ? { state: "refused", reason: verdict } : { state: "kept" });
     this.known = verdict;
     if (!this.decided) {
       this.decided = true;

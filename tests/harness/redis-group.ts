@@ -25,7 +25,7 @@ export type RedisGroup = {
   nodes: RunningRedis[];
   /** REDIS_SENTINELS: the three Sentinels' host:port. */
   sentinels: string;
-  /** The port of the node the Sentinels name as primary now. */
+  /** The port of the node every Sentinel names as primary now (one may not have heard of a failover yet). */
   primaryPort: () => Promise<number>;
   stop: () => Promise<void>;
 };
@@ -57,7 +57,7 @@ export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
         `dir ${folder}`,
         `sentinel monitor ${GROUP_NAME} 127.0.0.1 ${primary.port} 2`,
         `sentinel down-after-milliseconds ${GROUP_NAME} ${DOWN_AFTER_MS}`,
-        `sentinel failover-timeout ${GROUP_NAME} 5000`,
+        `sentinel failover-timeout ${GROUP_NAME} 2000`,
         "",
       ].join("\n"),
     );
@@ -86,8 +86,14 @@ export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
     nodes: [primary, ...followers],
     sentinels: sentinels.map(({ port }) => `127.0.0.1:${port}`).join(","),
     primaryPort: async () => {
-      const [, port] = await askSentinel(sentinels[0]!.port, "SENTINEL", "get-master-addr-by-name", GROUP_NAME);
-      return Number(port);
+      let ports: string[] = [];
+      const ask = ({ port }: { port: number }) => askSentinel(port, "SENTINEL", "get-master-addr-by-name", GROUP_NAME);
+      const agreed = async () => {
+        ports = (await Promise.all(sentinels.map(ask))).map(([, port]) => port!);
+        return new Set(ports).size === 1;
+      };
+      await until(agreed, { what: "the Sentinels naming one primary", intervalMs: 100 });
+      return Number(ports[0]);
     },
     stop: async () => {
       for (const sentinel of sentinels) sentinel.process.kill("SIGKILL");

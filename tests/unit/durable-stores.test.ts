@@ -1,7 +1,9 @@
 import { ReplyError, type Redis } from "ioredis";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { RedisDurability, replicasOnline, warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { SignupSink } from "~/delivery/sink.server";
+import { redisState } from "~/state/redis-state.server";
+import { freePort } from "../harness/app-server";
 
 /**
  * Where sign-ups are kept must keep them: a SIGNUPS_FILE that is no file, and a Redis that evicts or persists nothing,
@@ -57,17 +59,19 @@ describe("queued mode's Redis", () => {
     ]);
   });
 
-  it("one whose policy is changed to evict keys while running refuses sign-ups with one line, until it is back", async () => {
+  it("one whose policy is changed to evict keys while running (a failover to a cache) refuses sign-ups, logged once, until it is back", async () => {
     const settings = { ...KEPT };
     const durability = new RedisDurability(redisWith(settings));
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     expect(await durability.refusal(0)).toBeNull();
     settings["maxmemory-policy"] = "volatile-lru";
     expect(await durability.refusal(500)).toBeNull(); // read at most once a second
-    expect(await durability.refusal(1_000)).toBe(
-      "Invalid configuration: Redis's maxmemory-policy is volatile-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)",
-    );
+    const refusal =
+      "Invalid configuration: Redis's maxmemory-policy is volatile-lru, so it may evict queued sign-ups; RELAY_MODE=queued needs noeviction (CONFIG SET maxmemory-policy noeviction, and the same in redis.conf)";
+    for (const now of [1_000, 2_000]) expect(await durability.refusal(now)).toBe(refusal);
     settings["maxmemory-policy"] = "noeviction";
-    expect(await durability.refusal(2_000)).toBeNull();
+    expect(await durability.refusal(3_000)).toBeNull();
+    expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).reason)).toEqual([refusal, undefined]);
   });
 });
 
@@ -93,4 +97,15 @@ it("a replica counts as online while it acknowledges the primary: one frozen for
   const info = (...replicas: string[]) => ["# Replication", "role:master", ...replicas, "master_repl_offset:1043"];
   expect(replicasOnline(info(replica(0, "online", 0), replica(1, "online", 3)).join("\r\n"))).toBe(2);
   expect(replicasOnline(info(replica(0, "online", 4), replica(1, "wait_bgsave", 0)).join("\r\n"))).toBe(0);
+});
+
+it("Sentinels that do not answer: /readyz and one log line name them and the primary asked for", async () => {
+  const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+  const port = await freePort(); // nothing listens there
+  const sentinel = { sentinels: [{ host: "127.0.0.1", port }], name: "prevly" };
+  const state = redisState({ url: "redis://127.0.0.1", namespace: "prevly", sentinel });
+  onTestFinished(() => state.client.disconnect());
+  const why = `no Sentinel of REDIS_SENTINELS names a primary REDIS_SENTINEL_NAME=prevly (127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port})`;
+  expect(await state.unready()).toBe(`Redis does not answer: ${why}`);
+  await vi.waitFor(() => expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).reason)).toEqual([why]));
 });
