@@ -4,9 +4,10 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { guardedServer } from "~/server/installer.server";
 
 /** What Node's parser refuses never reaches the edge's decision: the installer answers it, in Portuguese. */
-const answered: number[] = [];
+/** Each answer counted, as its status and the path it names. */
+const answered: string[] = [];
 const server = guardedServer(
-  { publicOrigin: undefined, earlyAnswers: new Map(), answered: (status) => answered.push(status) },
+  { publicOrigin: undefined, earlyAnswers: new Map(), answered: (status, path) => answered.push(`${status} ${path}`) },
   (_request, response) => response.end("ok"),
   { requestTimeout: 200, connectionsCheckingInterval: 50 },
 );
@@ -34,7 +35,7 @@ it.each([
     "headers past Node's 16 KB",
     `GET / HTTP/1.1\r\nHost: a\r\nX: ${"a".repeat(17_000)}\r\n\r\n`,
     "431 Request Header Fields Too Large",
-    "Cabeçalhos grandes demais.",
+    "Endereço ou cabeçalhos grandes demais.",
   ],
   [
     "a request that stops half-way",
@@ -50,12 +51,14 @@ it.each([
     expect(reply.split("\r\n")[0]).toBe(`HTTP/1.1 ${statusLine}`);
     expect(reply).toContain("Content-Type: text/plain; charset=utf-8");
     expect(reply.endsWith(`\r\n\r\n${text}`)).toBe(true);
-    expect(answered).toEqual([Number(statusLine.slice(0, 3))]);
+    expect(answered).toEqual([`${statusLine.slice(0, 3)} `]);
   },
 );
 
-it("a second request on a connection whose first was answered still gets its refusal", async () => {
-  const reply = await exchange("GET / HTTP/1.1\r\nHost: a\r\n\r\n", "HELLO\r\n\r\n");
+it("a second request on a connection whose first was answered still gets its refusal, each counted", async () => {
+  answered.length = 0;
+  const reply = await exchange("GET http://a/healthz?x HTTP/1.1\r\nHost: a\r\n\r\n", "HELLO\r\n\r\n");
+  expect(answered).toEqual(["200 /healthz", "400 "]);
   expect(reply).toMatch(
     /^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok[\s\S]*HTTP\/1\.1 400 Bad Request[\s\S]*Requisição inválida\.$/,
   );
