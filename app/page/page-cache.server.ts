@@ -142,14 +142,16 @@ function renderPage(document: DocumentRequest): RenderedPage {
   };
 }
 
-/** Browsers send a handful of spellings: each is negotiated once per process, a bounded few kept. */
-const negotiated = new LRUCache<string, Encoding>({ max: 64 });
+/** Browsers send a handful of spellings: each is negotiated once, and forgotten with the rest past NEGOTIATED_KEPT. */
+const negotiated = new Map<string, Encoding>();
+const NEGOTIATED_KEPT = 64;
 
 /** br over gzip over nothing, whatever the q order, honouring q=0; `*` gets gzip: br only to a client that names it. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding {
   const known = negotiated.get(acceptEncoding ?? "");
   if (known) return known;
   const encoding = negotiatedEncoding(acceptEncoding);
+  if (negotiated.size >= NEGOTIATED_KEPT) negotiated.clear();
   negotiated.set(acceptEncoding ?? "", encoding);
   return encoding;
 }
