@@ -35,7 +35,7 @@ export function decide(request: IncomingMessage, settings: EdgeSettings): Decisi
 }
 
 function fate(request: IncomingMessage, target: string | undefined, url: URL | null, settings: EdgeSettings): Fate {
-  const { method = "", headers } = request;
+  const { method = "" } = request;
   if (!ANSWERED_METHODS.split(", ").includes(method)) return refuse(405, refusals.notAllowed, ANSWERED_METHODS);
   if (target === undefined || !url) return refuse(400, refusals.invalid);
   const routeId = url.searchParams.get("_data");
@@ -46,8 +46,7 @@ function fate(request: IncomingMessage, target: string | undefined, url: URL | n
     return refuse(405, refusals.notAllowed, "GET, HEAD");
   // Remix's own check answers an empty 500 (a 5xx at anyone's will) to any Origin but Host's, `null` and the public
   // address behind a proxy that rewrites Host included: a post from another site is refused here, Remix not asked.
-  if (signup && !fromThisSite(headers.origin, headers.host, settings.publicOrigin))
-    return refuse(403, refusals.otherSite);
+  if (signup && !fromThisSite(request.headers, settings.publicOrigin)) return refuse(403, refusals.otherSite);
   // One spelling per path: `//` rendered the page with its form posting to `//?index`.
   if (url.pathname.includes("//"))
     return { kind: "redirect", location: url.pathname.replace(/\/{2,}/g, "/") + url.search };
@@ -66,8 +65,7 @@ function refuse(status: 400 | 403 | 405, text: string, allow?: string): Fate {
 function handOn(request: IncomingMessage, target: string, routeId: string | null, signup: boolean): HandOn {
   const headers: IncomingHttpHeaders = { ...request.headers, [PEER_ADDRESS_HEADER]: request.socket.remoteAddress };
   // Remix takes `_data` out of the request a route's action reads: it is told here, whatever a client sent.
-  if (routeId === null) delete headers[DATA_REQUEST_HEADER];
-  else headers[DATA_REQUEST_HEADER] = routeId;
+  headers[DATA_REQUEST_HEADER] = routeId ?? undefined;
   // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` was a 500 on every route).
   delete headers["x-forwarded-host"];
   if (signup) delete headers.origin;
@@ -95,7 +93,7 @@ function withDecodablePath(url: string): string {
  * or name the default port), or PUBLIC_URL behind a proxy that rewrites Host. No Origin, or `null`, names no other
  * site: such a post still needs the page's signed fields, which another site cannot read.
  */
-function fromThisSite(origin: string | undefined, host: string | undefined, publicOrigin: string | undefined): boolean {
+function fromThisSite({ origin, host }: IncomingHttpHeaders, publicOrigin: string | undefined): boolean {
   if (!origin || origin === "null") return true;
   const from = URL.parse(origin);
   return origin === publicOrigin || (from !== null && from.host === URL.parse(`${from.protocol}//${host}`)?.host);

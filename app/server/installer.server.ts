@@ -71,16 +71,18 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
     listener(request, response);
   });
   server.on("connection", lingerBeforeClosing);
+  let port: unknown;
   const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
   server.listen = ((...listenArgs: unknown[]) => {
     if (listenArgs[0] === 0 && process.env.PORT === "") listenArgs[0] = DEFAULT_PORT;
+    port = listenArgs[0];
     return listen(...listenArgs);
   }) as typeof server.listen;
-  server.on("error", (error: NodeJS.ErrnoException & { port?: number }) => {
+  server.on("error", (error: NodeJS.ErrnoException) => {
     if (server.listening) return logError("server-error", error);
     // remix-serve would exit 0, which Docker's restart policy and systemd take for a clean stop.
     const why = error.code === "EADDRINUSE" ? "it is already in use" : error.message;
-    console.error(`Cannot listen on port ${error.port}: ${why}. Stop what listens there or set PORT to a free port.`);
+    console.error(`Cannot listen on port ${String(port)}: ${why}. Stop what listens there or set PORT to a free port.`);
     process.exit(1);
   });
   // Node would answer these bare; there is no request or response yet, only the socket. An answer already begun on
