@@ -204,6 +204,18 @@ export const content = {
     metaTitle: `Página não encontrada — ${NAME}`,
   },
   /**
+   * A request refused before the page, in plain text by the app (app/server/) and as its own page by the load balancer
+   * (deploy/nginx.conf), one text per meaning.
+   */
+  refusals: {
+    invalid: "Requisição inválida.",
+    notAllowed: "Método não permitido.",
+    otherSite: "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
+    tooLong: "Endereço ou cabeçalhos grandes demais.",
+    tooLarge: "Requisição grande demais.",
+    tooSlow: "A requisição demorou demais para chegar. Tente de novo.",
+  },
+  /**
    * The pages the load balancer answers by itself (deploy/nginx.conf), without the apps: past its limit on one
    * connection's posts, or with no instance answering. Visitors without JavaScript read them instead of the form.
    */

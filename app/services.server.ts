@@ -54,7 +54,10 @@ function answerThePage(request: IncomingMessage, response: ServerResponse): bool
 
 /** What the counts and the HTTPS check read of a Node request, without building a fetch Request. */
 function requestFields(request: IncomingMessage): RequestFields {
-  const get = (name: string) => [request.headers[name] ?? []].flat().join(", ") || null;
+  const get = (name: string) => {
+    const value = request.headers[name];
+    return (Array.isArray(value) ? value.join(", ") : value) || null;
+  };
   const has = (name: string) => name in request.headers;
   return { method: request.method ?? "", url: `http://site${request.url}`, headers: { get, has } };
 }

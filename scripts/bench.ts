@@ -21,7 +21,7 @@
  * BENCH_FRAMES the page loads of `frame` (default 11); BENCH_RUNS the alternated runs of (a) and (b) (default 3).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -53,7 +53,17 @@ const CONNECTIONS = 20;
 const ACCEPT = "gzip, deflate, br";
 const children: ChildProcess[] = [];
 
-type LoadResult = { tool: string; perSecond: number; p50: number; p99: number; non2xx: number };
+type LoadResult = { tool: string; perSecond: number; p50: number; p99: number; non2xx: number; cpuMicros?: number };
+
+/**
+ * The CPU time (user and system) process `pid` has used, in µs, from /proc (Linux's clock ticks, 10 ms each): per
+ * request over a whole run, what the server costs whatever else shares the cores.
+ */
+function cpuMicrosOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
 
 /** wrk prints "50%  1.23ms"; returns milliseconds. */
 function wrkLatency(output: string, label: string): number {
@@ -70,7 +80,8 @@ request = function()
   return wrk.format("GET", "/?fbclid=IwAR" .. counter .. "x" .. math.random(1000000000))
 end`;
 
-async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadResult> {
+/** `pid`: the server's process, whose CPU per request is measured over the run (not its warm-up). */
+async function load(url: string, { uniqueClickIds = false, pid = 0 } = {}): Promise<LoadResult> {
   const wrk = findProgram("wrk");
   if (wrk) {
     const script = uniqueClickIds ? ["-s", writeTempFile("click-ids.lua", UNIQUE_CLICK_ID_LUA)] : [];
@@ -85,7 +96,9 @@ async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadR
       url,
     ];
     execFileSync(wrk, ["-t1", `-c${CONNECTIONS}`, "-d2s", ...script, "-H", `Accept-Encoding: ${ACCEPT}`, url]); // warm-up
+    const cpuBefore = pid ? cpuMicrosOf(pid) : 0;
     const output = execFileSync(wrk, args, { encoding: "utf8" });
+    const cpu = pid ? cpuMicrosOf(pid) - cpuBefore : NaN;
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
     return {
       tool: "wrk",
@@ -93,6 +106,7 @@ async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadR
       p50: wrkLatency(output, "50%"),
       p99: wrkLatency(output, "99%"),
       non2xx,
+      cpuMicros: cpu / Number(/(\d+) requests in/.exec(output)?.[1]),
     };
   }
   let clickId = 0;
@@ -105,13 +119,16 @@ async function load(url: string, { uniqueClickIds = false } = {}): Promise<LoadR
       : undefined,
   };
   await autocannon({ ...options, duration: 2 });
+  const cpuBefore = pid ? cpuMicrosOf(pid) : 0;
   const result = await autocannon({ ...options, duration: SECONDS });
+  const cpu = pid ? cpuMicrosOf(pid) - cpuBefore : NaN;
   return {
     tool: "autocannon",
     perSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    cpuMicros: cpu / result.requests.total,
   };
 }
 
@@ -127,16 +144,16 @@ function spawnChild(command: string, args: string[], options: Parameters<typeof 
   return child;
 }
 
-async function bareServer(gzipFile: string): Promise<string> {
+async function bareServer(gzipFile: string): Promise<{ url: string; pid: number }> {
   const port = await freePort();
   const code = `
     const body = require("node:fs").readFileSync(${JSON.stringify(gzipFile)});
     const headers = { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip", "content-length": body.length, vary: "Accept-Encoding" };
     require("node:http").createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).listen(${port}, "127.0.0.1");`;
-  spawnChild(process.execPath, ["-e", code]);
+  const child = spawnChild(process.execPath, ["-e", code]);
   const url = `http://127.0.0.1:${port}/`;
   await waitForOk(url);
-  return url;
+  return { url, pid: child.pid! };
 }
 
 async function nginxServer(dir: string): Promise<string | null> {
@@ -276,13 +293,13 @@ async function printRender(origin: string) {
   );
 }
 
-async function printGet(origin: string, html: Uint8Array, dir: string) {
+async function printGet(origin: string, appPid: number, html: Uint8Array, dir: string) {
   // The same bytes for every server: the page as our server sends it, gzip-encoded.
   mkdirSync(join(dir, "www"));
   const { gzipSync } = await import("node:zlib");
   writeFileSync(join(dir, "www", "index.html"), html);
   writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
-  const bareUrl = await bareServer(join(dir, "www", "index.html.gz"));
+  const bare = await bareServer(join(dir, "www", "index.html.gz"));
   const nginxUrl = await nginxServer(dir);
   const balancer = findProgram("nginx") ? await startNginxBalancer([origin]) : null;
   try {
@@ -291,8 +308,8 @@ async function printGet(origin: string, html: Uint8Array, dir: string) {
     // Content-Length announces.)
     const runs: Record<"a" | "b" | "c" | "d", LoadResult[]> = { a: [], b: [], c: [], d: [] };
     for (let run = 0; run < RUNS; run++) {
-      runs.a.push(await load(`${origin}/`));
-      runs.b.push(await load(bareUrl));
+      runs.a.push(await load(`${origin}/`, { pid: appPid }));
+      runs.b.push(await load(bare.url, { pid: bare.pid }));
       if (nginxUrl && balancer) {
         runs.c.push(await load(nginxUrl));
         runs.d.push(await load(`${balancer.origin}/`));
@@ -309,6 +326,8 @@ async function printGet(origin: string, html: Uint8Array, dir: string) {
         console.log(
           `${pair} per run: ${over.map((result, run) => fmt(result.perSecond / under[run]!.perSecond, 3)).join(", ")}`,
         );
+    const cpu = (results: LoadResult[]) => results.map((result) => fmt(result.cpuMicros!)).join(", ");
+    console.log(`CPU µs per request, per run: (a) ${cpu(runs.a)}; (b) ${cpu(runs.b)}`);
     const rows: Array<[string, LoadResult | null]> = [
       [`(a) our server, remix-serve (median of ${RUNS}: ${perRun(runs.a)})`, median(runs.a)],
       [`(b) bare node:http, same bytes (median of ${RUNS}: ${perRun(runs.b)})`, median(runs.b)],
@@ -492,7 +511,7 @@ async function main() {
     const html = new Uint8Array(await response.arrayBuffer());
     if (chosen.has("levels")) printLevels(html);
     if (chosen.has("render")) await printRender(origin);
-    if (chosen.has("get")) await printGet(origin, html, dir);
+    if (chosen.has("get")) await printGet(origin, rig.app.process.pid!, html, dir);
     if (chosen.has("signup")) await printSignup(rig);
     if (chosen.has("flood")) await printFlood(origin);
     if (chosen.has("frame")) await printFrame(origin);

@@ -1,5 +1,5 @@
 /**
- * `npm run build`'s last step: the pages the shipped nginx answers by itself (its 429, 502 and 504), written from
+ * `npm run build`'s last step: the pages the shipped nginx answers by itself (deploy/nginx.conf), written from
  * app/content.ts into deploy/balancer-pages/, which compose.yaml mounts. Committed, so the stack runs from a clone;
  * a unit test fails when they differ from what this writes.
  */

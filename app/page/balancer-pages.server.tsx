@@ -17,7 +17,7 @@ const STYLE = [
   `a{display:inline-block;margin-top:.5rem;padding:.75rem 1.25rem;border-radius:.75rem;background:${brand[700]};color:#fff;font-weight:700;text-decoration:none}`,
 ].join("");
 
-function BalancerPage({ title, description }: { title: string; description: string }) {
+function BalancerPage({ title, description }: { title: string; description?: string }) {
   return (
     <html lang="pt-BR">
       <head>
@@ -31,7 +31,7 @@ function BalancerPage({ title, description }: { title: string; description: stri
         <main>
           <p className="brand">{content.site.name}</p>
           <h1>{title}</h1>
-          <p>{description}</p>
+          {description && <p>{description}</p>}
           <p>{content.balancer.keepTyped}</p>
           <a href={`/#${SIGNUP_SECTION_ID}`}>{content.balancer.link}</a>
         </main>
@@ -41,15 +41,20 @@ function BalancerPage({ title, description }: { title: string; description: stri
 }
 
 /**
- * The pages by file name: `busy` for the balancer's own 429, `too-large` for its 413 (a post over its body limit, read
- * as the app reads one over its own), `unavailable` for its 502 and 504.
+ * The pages by file name, one per meaning (deploy/nginx.conf says which of its answers each is): `busy` for its 429,
+ * `too-large` for its 413 (a post over its body limit, read as the app reads one over its own), `unavailable` for its
+ * 5xx; `invalid`, `not-allowed` and `too-long` for the requests it refuses as the app would, with the app's text.
  */
 export function balancerPages(): Record<string, string> {
-  const page = (notice: { title: string; description: string }) =>
+  const page = (notice: { title: string; description?: string }) =>
     `<!DOCTYPE html>${renderToStaticMarkup(<BalancerPage {...notice} />)}\n`;
+  const { refusals } = content;
   return {
     "busy.html": page(content.messages.tooMany),
     "too-large.html": page(content.messages.unreadable),
     "unavailable.html": page(content.balancer.unavailable),
+    "invalid.html": page({ title: refusals.invalid }),
+    "not-allowed.html": page({ title: refusals.notAllowed }),
+    "too-long.html": page({ title: refusals.tooLong }),
   };
 }

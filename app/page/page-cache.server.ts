@@ -142,8 +142,21 @@ function renderPage(document: DocumentRequest): RenderedPage {
   };
 }
 
+/** Browsers send a handful of spellings: each is negotiated once, and forgotten with the rest past NEGOTIATED_KEPT. */
+const negotiated = new Map<string, Encoding>();
+const NEGOTIATED_KEPT = 64;
+
 /** br over gzip over nothing, whatever the q order, honouring q=0; `*` gets gzip: br only to a client that names it. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding {
+  const known = negotiated.get(acceptEncoding ?? "");
+  if (known) return known;
+  const encoding = negotiatedEncoding(acceptEncoding);
+  if (negotiated.size >= NEGOTIATED_KEPT) negotiated.clear();
+  negotiated.set(acceptEncoding ?? "", encoding);
+  return encoding;
+}
+
+function negotiatedEncoding(acceptEncoding: string | null): Encoding {
   const accepted = new Negotiator({ headers: { "accept-encoding": acceptEncoding?.toLowerCase() } });
   if (accepted.encodings().includes("br")) return "br";
   // Asked of gzip itself, so that `*` allows it and `gzip;q=0, *` does not.

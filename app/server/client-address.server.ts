@@ -37,7 +37,7 @@ export function clientKey(address: string | null): string {
 export type RequestFields = { method: string; url: string; headers: Pick<Headers, "get" | "has"> };
 
 export function isHttps(request: RequestFields, trustedProxies: number): boolean {
-  if (new URL(request.url).protocol === "https:") return true;
+  if (request.url.startsWith("https:")) return true;
   if (trustedProxies < 1) return false;
   return request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
 }

@@ -1,10 +1,11 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { answerBeforeExit } from "./graceful-stop.server";
-import { decide, parserRefusal, type Decision, type EdgeSettings } from "./guards.server";
+import { content } from "~/content";
+import { decide, type EdgeSettings } from "./guards.server";
 import { logError, logEvent } from "./log.server";
 
-/** True when it answered the request, false to hand it on as the decision's `otherwise` says. */
+/** True when it answered the request, false to hand it to Remix. */
 export type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
 export type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
   earlyAnswers: ReadonlyMap<string, { methods: readonly string[]; answer: EarlyAnswer }>;
@@ -18,10 +19,9 @@ export type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
 const DEFAULT_PORT = 3000;
 const createServer = http.createServer;
 /**
- * A request must arrive whole within a form's time (docs/signup.md, "Limits"), 408 past it: Node's 5 minutes let
- * stalled uploads pile up. An idle connection is kept longer than any balancer keeps its own (AWS ALB 60 s by default,
- * Google's 600 s, fixed), so the balancer closes it first: with Node's 5 s, a request sent as the app closed the
- * connection was reset, which a balancer does not retry for a POST (a 502).
+ * A request must arrive whole within a form's time, 408 past it (Node's 5 minutes let stalled uploads pile up). An idle
+ * connection outlives any balancer's own (AWS ALB 60 s by default, Google's 600 s), so the balancer closes it first:
+ * with Node's 5 s, a post sent as the app closed it was reset, a 502 (docs/signup.md, "Limits").
  */
 const SERVER_OPTIONS: http.ServerOptions = {
   requestTimeout: 15_000,
@@ -30,6 +30,15 @@ const SERVER_OPTIONS: http.ServerOptions = {
 };
 /** How long the rest of a refused upload is read after the answer, before the connection closes. */
 const LINGER_MS = 2_000;
+/** What Node's parser refuses before a request exists, by its error code, with the status Node itself would send. */
+const PARSER_REFUSALS: Record<string, [status: number, text: string]> = {
+  HPE_HEADER_OVERFLOW: [431, content.refusals.tooLong],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, content.refusals.tooLarge],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, content.refusals.tooSlow],
+};
+const NO_STORE = { "Cache-Control": "no-store" };
+/** A refusal's headers: plain text, kept by no cache, on a connection closed after it. */
+const REFUSAL_HEADERS = { "Content-Type": "text/plain; charset=utf-8", ...NO_STORE, Connection: "close" };
 
 /** What remix-serve lacks, installed as it imports the build: each patch of Node and why, docs/decisions/005-…. */
 export function installServerPlumbing(edge: Edge): void {
@@ -42,14 +51,26 @@ export function installServerPlumbing(edge: Edge): void {
 /** A server as `createServer` makes it, with the edge's deadlines, decision, and exit on a port it cannot listen on. */
 export function guardedServer(edge: Edge, listener: http.RequestListener, options?: http.ServerOptions): http.Server {
   const server = createServer({ ...SERVER_OPTIONS, ...options }, (request, response) => {
-    const path = (request.url ?? "").split("?", 1)[0]!;
-    response.once("finish", () => edge.answered(response.statusCode, path));
+    const decision = decide(request, edge);
+    response.once("finish", () => edge.answered(response.statusCode, decision.path));
+    responseOn.set(request.socket, response);
+    if (decision.kind === "refuse") {
+      const { origin, host } = request.headers;
+      if (decision.status === 403) logEvent("origin-mismatch", { origin, host });
+      const headers = { ...REFUSAL_HEADERS, "Content-Length": Buffer.byteLength(decision.text) };
+      if (decision.allow) Object.assign(headers, { Allow: decision.allow });
+      return void response.writeHead(decision.status, headers).end(decision.text);
+    }
+    if (decision.kind === "redirect")
+      return void response.writeHead(301, { Location: decision.location, "Content-Length": 0, ...NO_STORE }).end();
+    if (decision.early && edge.earlyAnswers.get(decision.path)?.answer(request, response)) return;
+    if (decision.signup) answerBeforeExit(request, response);
     noStoreUnlessSaid(response);
-    lingerBeforeClosing(response);
-    const { method = "", url = "", headers, socket } = request;
-    const decision = decide({ method, target: url, headers, peerAddress: socket.remoteAddress ?? "" }, edge);
-    carryOut(decision, request, response);
+    request.url = decision.target;
+    request.headers = decision.headers;
+    listener(request, response);
   });
+  server.on("connection", lingerBeforeClosing);
   let port: unknown;
   const listen = server.listen.bind(server) as (...listenArgs: unknown[]) => http.Server;
   server.listen = ((...listenArgs: unknown[]) => {
@@ -70,59 +91,26 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
     const begun = responseOn.get(socket);
     if (error.code === "ECONNRESET" || !socket.writable || (begun?.headersSent && !begun.writableFinished))
       return void socket.destroy();
-    const { status, text } = parserRefusal(error.code);
-    const head = [
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`,
-      "Content-Type: text/plain; charset=utf-8",
-      `Content-Length: ${Buffer.byteLength(text)}`,
-      "Cache-Control: no-store",
-      "Connection: close",
-    ];
+    const [status, text] = PARSER_REFUSALS[error.code ?? ""] ?? [400, content.refusals.invalid];
+    const headers = Object.entries({ ...REFUSAL_HEADERS, "Content-Length": Buffer.byteLength(text) });
+    const head = [`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`, ...headers.map((header) => header.join(": "))];
     socket.end(`${head.join("\r\n")}\r\n\r\n${text}`, () => socket.destroy());
     edge.answered(status, "");
   });
   server.once("listening", () => {
-    const address = server.address();
-    if (!address || typeof address !== "object") return;
+    const address = server.address() as AddressInfo;
     logEvent("listening", { port: address.port });
     edge.listening?.(address);
   });
   return server;
-
-  function carryOut(decision: Decision, request: http.IncomingMessage, response: http.ServerResponse): void {
-    switch (decision.kind) {
-      case "refuse": {
-        const { origin, host } = request.headers;
-        if (decision.originMismatch) logEvent("origin-mismatch", { origin, host });
-        response.statusCode = decision.status;
-        if (decision.allow) response.setHeader("Allow", decision.allow);
-        response.setHeader("Content-Type", "text/plain; charset=utf-8").setHeader("Connection", "close");
-        return void response.end(decision.text);
-      }
-      case "redirect":
-        return void response.writeHead(301, { Location: decision.location, "Content-Length": 0 }).end();
-      case "early":
-        if (edge.earlyAnswers.get(decision.path)?.answer(request, response)) return;
-        return carryOut(decision.otherwise(), request, response);
-      case "remix":
-        if (decision.signup) answerBeforeExit(request, response);
-        request.url = decision.target;
-        request.headers = decision.headers;
-        return void listener(request, response);
-    }
-  }
 }
 
-/** An answer naming no Cache-Control is `no-store`: only the page is marked for a shared cache (a static file's
- * redirect, an answer nobody thought about, must not be kept by one). */
+/** Remix's answer naming no Cache-Control is `no-store`: only the page is marked for a shared cache (a static file's
+ * redirect, an answer nobody thought about, must not be kept by one). What `writeHead` is given overrides it. */
 function noStoreUnlessSaid(response: http.ServerResponse): void {
   const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => http.ServerResponse;
   response.writeHead = ((...args: unknown[]) => {
-    const given = args.find((arg) => typeof arg === "object" && arg !== null) ?? {};
-    // An object of headers, or a flat array of names and values.
-    const names = Array.isArray(given) ? given.filter((_, index) => index % 2 === 0) : Object.keys(given);
-    const said = names.some((name) => String(name).toLowerCase() === "cache-control");
-    if (!said && !response.hasHeader("cache-control")) response.setHeader("Cache-Control", "no-store");
+    if (!response.hasHeader("cache-control")) response.setHeader("Cache-Control", "no-store");
     return writeHead(...args);
   }) as typeof response.writeHead;
 }
@@ -130,13 +118,9 @@ function noStoreUnlessSaid(response: http.ServerResponse): void {
 /** The latest answer on each connection. */
 const responseOn = new WeakMap<Socket, http.ServerResponse>();
 
-/** Closes a connection once the request's body has arrived, or LINGER_MS after the answer (nginx's lingering close):
- * closed with bytes unread, the kernel answers them with a reset that can overtake the answer (a 413). */
-function lingerBeforeClosing(response: http.ServerResponse): void {
-  const socket = response.req.socket as Socket & { destroySoon(): void };
-  const known = responseOn.has(socket);
-  responseOn.set(socket, response);
-  if (known) return;
+/** Closes a connection once its latest request's body has arrived, or LINGER_MS after the answer (nginx's lingering
+ * close): closed with bytes unread, the kernel answers them with a reset that can overtake the answer (a 413). */
+function lingerBeforeClosing(socket: Socket & { destroySoon(): void }): void {
   const destroySoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
     const current = responseOn.get(socket)?.req;

@@ -115,7 +115,7 @@ export class Metrics {
           response.end(text);
         })
         .catch(() => {
-          response.writeHead(503, { "Content-Type": "text/plain; charset=utf-8" });
+          response.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
           response.end("Métricas indisponíveis.");
         });
       return true;
