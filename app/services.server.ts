@@ -95,7 +95,9 @@ if (redis) {
 }
 await makeSignupsFolder(settings).catch(exitOnConfigError);
 const state = redis ?? memoryState();
-export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: redis?.client }));
+// A blocked WAIT holds back its connection's other commands, and counts that connection's writes: the queue's own.
+const queueRedis = redis && settings.REDIS_MIN_REPLICAS ? redis.connectionOfItsOwn() : redis?.client;
+export const delivery = orExitOnConfigError(() => createDelivery(settings, { metrics, redis: queueRedis }));
 // Queued mode refuses a Redis that evicts keys; the other modes are warned once Redis first answers.
 if (redis && !delivery.queued)
   void redis.database.then(

@@ -19,7 +19,10 @@ export type Delivery = {
   queued: boolean;
 };
 
-/** Queued mode's workers start here and stop with the server; `redis` is the shared state's client. */
+/**
+ * Queued mode's workers start here and stop with the server; `redis` is the shared state's client or, with replicas
+ * required, a connection of the queue's own.
+ */
 export function createDelivery(
   settings: Settings,
   { metrics, redis }: { metrics?: Metrics; redis?: Redis } = {},

@@ -112,11 +112,12 @@ export class DeliveryQueue {
   private readonly stopping = new AbortController();
   /** Jobs a failed attempt left to be tried again, by when they were accepted. */
   private readonly undeliveredKey: string;
-  /** The WAIT the sign-ups queued meanwhile share, until it is sent. */
+  /** The WAIT the sign-ups queued meanwhile share, until it is answered. */
   private pendingWait: Promise<number> | null = null;
 
   /**
-   * `redis`: the shared state's, failing fast (nothing acknowledged that Redis did not take), checked by /readyz.
+   * `redis`: the shared state's, or with `minReplicas` one of its own timed as it is (its WAIT then counts the queue's
+   * writes alone and holds back no other command), failing fast (nothing acknowledged that Redis did not take).
    * `minReplicas` (REDIS_MIN_REPLICAS): replicas that must hold a job before its sign-up is acknowledged.
    */
   constructor(
@@ -169,13 +170,16 @@ export class DeliveryQueue {
   }
 
   /**
-   * One WAIT for every sign-up whose job was added before it is sent: Redis holds back the connection's other
-   * commands while a WAIT is blocked, so one per sign-up would queue every sign-up behind the replicas' answers.
+   * One WAIT for every sign-up whose job was added before it is answered (Redis answers a connection in order, so
+   * an add answered first was ahead of it): Redis holds back the connection's other commands while a WAIT is
+   * blocked, so one per sign-up, or a second sent behind the first, would queue sign-ups behind the replicas.
    */
   private nextWait(): Promise<number> {
     this.pendingWait ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
-      this.pendingWait = null;
-      return this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
+      const wait = this.redis.wait(this.minReplicas, REPLICA_WAIT_MS);
+      const answered = () => (this.pendingWait = null);
+      wait.then(answered, answered);
+      return wait;
     });
     return this.pendingWait;
   }

@@ -47,7 +47,11 @@ class RedisWithDuplicates extends Redis {
   private members = new Set<Redis>([this]);
 
   override duplicate(override?: Partial<RedisOptions>): Redis {
-    const copy = new RedisWithDuplicates({ ...this.options, ...override });
+    return this.joined(new RedisWithDuplicates({ ...this.options, ...override }));
+  }
+
+  /** `copy`, made one of this client's connections. */
+  protected joined<Copy extends RedisWithDuplicates>(copy: Copy): Copy {
     copy.members = this.members;
     this.members.add(copy);
     copy.once("end", () => this.members.delete(copy));
@@ -86,6 +90,14 @@ class RedisTimedByItsAnswers extends RedisWithDuplicates {
     const settled = () => clearTimeout(timer);
     command.promise.then(settled, settled);
     return super.sendCommand(...args);
+  }
+
+  /** A connection of its own, timed as this one is, whose unanswered commands tell this one. */
+  timedDuplicate(): Redis {
+    const copy = this.joined(new RedisTimedByItsAnswers(this.options));
+    copy.onUnanswered = () => this.onUnanswered();
+    copy.on("error", () => undefined); // this client logs the outages
+    return copy;
   }
 }
 
@@ -160,6 +172,8 @@ export function redisState({
   sentinel?: SentinelGroup;
 }): SharedState & {
   client: Redis;
+  /** A connection apart from `client`'s commands, timed and following failovers as it does. */
+  connectionOfItsOwn: () => Redis;
   /** Settles once Redis first answers; a ConfigError when it refuses REDIS_URL's database. */
   database: Promise<void>;
 } {
@@ -244,7 +258,8 @@ export function redisState({
     });
   });
 
-  return { epoch: "", limit, ledger, relayTimes, unready, client, database };
+  const connectionOfItsOwn = () => client.timedDuplicate();
+  return { epoch: "", limit, ledger, relayTimes, unready, client, connectionOfItsOwn, database };
 }
 
 /** Why Redis does not answer, from what the Sentinels say. */

@@ -84,12 +84,23 @@ describe("a Sentinel group with a replica required", () => {
 
   it("replicas that do not confirm, or are gone: 'Cadastro indisponível', /readyz 503; once one is back, the same press is accepted", async () => {
     const [app] = apps as [RunningApp];
-    const email = "replica@exemplo.com.br";
+    const email = "replica1.1@exemplo.com.br";
     const replicas = group.nodes.slice(1);
     // Frozen, they are still listed online: the press waits for WAIT, which they never answer.
     for (const replica of replicas) replica.freeze();
     try {
-      expect(acknowledged(await press(app, email), email)).toBe(false);
+      // Four visitors pressing on: a blocked WAIT holds back its connection, and the ledger's must not wait behind it.
+      const visitor = async (n: number) => {
+        for (const address of [1, 2, 3].map((m) => `replica${n}.${m}@exemplo.com.br`))
+          expect(acknowledged(await press(app, address), address)).toBe(false);
+      };
+      await Promise.all([1, 2, 3, 4].map(visitor));
+      const logged = /"store-unavailable","detail":"([^"]*)","status":503,"durationMs":([\d.]+)/g;
+      const refusals = () => [...app.output().matchAll(logged)];
+      await until(() => refusals().length === 12, { what: "12 refusals logged" });
+      // Each within two WAITs of 500 ms (the one its add queued behind, then its own), with a loaded machine's slack.
+      const reasons = refusals().map(([, reason, ms]) => (Number(ms) < 1_500 ? reason : `${reason}, after ${ms} ms`));
+      expect(reasons).toEqual(Array(12).fill("queue: 0 of 1 replicas confirmed within 500 ms"));
       await Promise.all(replicas.map((replica) => replica.kill()));
       await until(() => answers(`${app.origin}/readyz`, 503), { what: "/readyz 503" });
       expect(await (await fetch(`${app.origin}/readyz`)).text()).toContain("0 replica(s) online");
