@@ -54,7 +54,9 @@ class RedisWithDuplicates extends Redis {
   protected joined<Copy extends RedisWithDuplicates>(copy: Copy): Copy {
     copy.members = this.members;
     this.members.add(copy);
-    copy.once("end", () => this.members.delete(copy));
+    // BullMQ ends a worker's blocking connection and connects it again: it stays one of them.
+    copy.on("connect", () => this.members.add(copy));
+    copy.on("end", () => this.members.delete(copy));
     return copy;
   }
 
@@ -178,7 +180,12 @@ export function redisState({
   database: Promise<void>;
 } {
   const client = new RedisTimedByItsAnswers(url, {
-    ...(sentinel && { ...sentinel, reconnectOnError: (error) => error.message.startsWith("READONLY") }),
+    ...(sentinel && {
+      ...sentinel,
+      reconnectOnError: (error) => error.message.startsWith("READONLY"),
+      // Without it ioredis waits forever on a Sentinel that hangs, and never asks the next one.
+      sentinelCommandTimeout: REDIS_TIMEOUT_MS,
+    }),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2 * REDIS_TIMEOUT_MS,

@@ -27,6 +27,10 @@ export type RedisGroup = {
   sentinels: string;
   /** The port of the node every Sentinel names as primary now (one may not have heard of a failover yet). */
   primaryPort: () => Promise<number>;
+  /** How long a primary may not answer before the Sentinels hold it down, from now on. */
+  setDownAfter: (ms: number) => Promise<void>;
+  /** SIGSTOP to the Sentinel the apps ask first (it holds their connections and answers nothing); SIGCONT undoes it. */
+  freezeFirstSentinel: () => () => void;
   stop: () => Promise<void>;
 };
 
@@ -94,6 +98,15 @@ export async function startRedisGroup(replicas: number): Promise<RedisGroup> {
       };
       await until(agreed, { what: "the Sentinels naming one primary", intervalMs: 100 });
       return Number(ports[0]);
+    },
+    setDownAfter: async (ms) => {
+      const set = ({ port }: { port: number }) =>
+        askSentinel(port, "SENTINEL", "SET", GROUP_NAME, "down-after-milliseconds", String(ms));
+      await Promise.all(sentinels.map(set));
+    },
+    freezeFirstSentinel: () => {
+      sentinels[0]!.process.kill("SIGSTOP");
+      return () => sentinels[0]!.process.kill("SIGCONT");
     },
     stop: async () => {
       for (const sentinel of sentinels) sentinel.process.kill("SIGKILL");
