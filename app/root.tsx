@@ -2,7 +2,7 @@ import type { LinksFunction } from "@remix-run/node";
 import { isRouteErrorResponse, Links, LiveReload, Meta, Outlet, useMatches, useRouteError } from "@remix-run/react";
 import { useContext, type ReactNode } from "react";
 import { UNSAFE_DataRouterStateContext } from "react-router-dom";
-import { DeferredBoot } from "~/components/deferred-boot";
+import { DeferredBoot, ScriptsRunMark } from "~/components/deferred-boot";
 import { InlineStylesheet } from "~/components/inline-stylesheet";
 import { content } from "~/content";
 
@@ -21,6 +21,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <DocumentTitle />
         <Meta />
         <InlineStylesheet />
+        <ScriptsRunMark />
         <Links />
       </head>
       <body className="bg-white font-sans text-ink-900 antialiased">

@@ -38,8 +38,6 @@ const FORM_REACHED: Beacon = { path: FORM_REACHED_PATH, params: CAMPAIGN_PARAMS,
  */
 function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: number, state: string, beacon: Beacon) {
   const html = document.documentElement;
-  // Scripts run here: what only they make work (`js-only`) is shown from the first paint, so hydration moves nothing.
-  html.classList.add("js");
   const target = document.getElementById(trigger.near);
   if (!target) return;
   const fallBack = () => {
@@ -106,6 +104,19 @@ function scriptJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+const bootTrigger = (matches: ReturnType<typeof useMatches>) =>
+  (matches[matches.length - 1]?.handle as { boot?: BootTrigger } | undefined)?.boot;
+
+/**
+ * In <head>, on a page with a boot: scripts run here, so what only they make work (`js-only`) is shown from the first
+ * paint and hydration moves nothing. Set by the boot at the end of <body>, a paint before it showed them hidden, and
+ * the browser then dropped an `autofocus` inside them (the captcha's place after a post answered before the scripts).
+ */
+export function ScriptsRunMark() {
+  if (!bootTrigger(useMatches())) return null;
+  return <script dangerouslySetInnerHTML={{ __html: 'document.documentElement.classList.add("js")' }} />;
+}
+
 /**
  * Stands in for Remix's `<Scripts/>` (decision 018): the same `window.__remixContext` and `window.__remixManifest`,
  * but no modulepreload and no module script; `bootWhenNear` fetches them when the visitor needs them. A page whose
@@ -115,7 +126,7 @@ function scriptJson(value: unknown): string {
 export function DeferredBoot() {
   const remix = useContext(UNSAFE_RemixContext);
   const matches = useMatches();
-  const trigger = (matches[matches.length - 1]?.handle as { boot?: BootTrigger } | undefined)?.boot;
+  const trigger = bootTrigger(matches);
   const [script] = useState(() => {
     if (!trigger || !remix?.serverHandoffString) return "";
     const { manifest } = remix;

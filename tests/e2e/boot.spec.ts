@@ -42,11 +42,22 @@ test.beforeEach(async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
 });
 
-test("an e-mail half typed before the scripts arrive is still there after hydration, which moves nothing ('Cadastrar' stays where it was), and signs up", async ({
+test("the script-only parts are there from the first paint; an e-mail half typed before the scripts arrive is still there after hydration, which moves nothing ('Cadastrar' stays where it was), and signs up", async ({
   page,
   standIn,
 }) => {
+  // Whether the first `js-only` part the parser met was hidden (it is in the form, above the boot's script).
+  await page.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (!document.querySelector(".js-only")) return;
+      document.documentElement.dataset.jsOnlyFirst = document.documentElement.classList.contains("js")
+        ? "shown"
+        : "hidden";
+      observer.disconnect();
+    }).observe(document, { childList: true, subtree: true });
+  });
   const { scripts, form, email } = await openWithScriptsHeld(page, "antes");
+  await expect(page.locator("html")).toHaveAttribute("data-js-only-first", "shown");
   // Where 'Cadastrar' sits below the e-mail field, read in one frame (the page scrolls smoothly).
   const gap = () =>
     form.submit.evaluate((submit) => {
