@@ -37,9 +37,9 @@ export async function answers(url: string, status = 200): Promise<boolean> {
   }
 }
 
-/** Resolves once `url` answers 200. */
+/** Resolves once `url` answers 200. Patient: a start on a loaded machine has taken over 15 s; one that fails says so. */
 export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: () => string | null } = {}) {
-  return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 15_000, ...options });
+  return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 30_000, ...options });
 }
 
 /** Whether something accepts TCP connections on the loopback port now. */
