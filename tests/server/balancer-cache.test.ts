@@ -10,6 +10,7 @@ import { builtServerSuite } from "./suite";
 import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
 import { FORM_REACHED_PATH } from "~/insight/paths";
 import { SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
+import { content } from "~/content";
 
 /**
  * The shipped balancer (deploy/nginx.conf) answers the landing page from a
@@ -212,6 +213,13 @@ describe("the balancer's own answers", () => {
     expect(page).toContain("<h1>Envio inválido</h1>");
     expect(page).toContain('href="/#cadastro"');
     expect(await requestsReceived(deployment)).not.toContain("POST /?index");
+  });
+
+  it("its pages are not addresses of the site: asked for from outside, the site's 404 page, from an app", async () => {
+    const deployment = await appBehindBalancer();
+    const response = await fetch(`${deployment.origin}/__balancer/busy.html`);
+    expect([response.status, await response.text()]).toEqual([404, expect.stringContaining(content.notFound.title)]);
+    expect(await requestsReceived(deployment)).toContain("GET /__balancer/busy.html");
   });
 });
 
