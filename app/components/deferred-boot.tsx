@@ -38,9 +38,15 @@ const FORM_REACHED: Beacon = { path: FORM_REACHED_PATH, params: CAMPAIGN_PARAMS,
 function showWithoutScripts(html: HTMLElement, form: HTMLElement, state: string) {
   if (html.dataset[state]) return; // hydrating, or fallen back already
   html.dataset[state] = "fallback";
+  const cursorHidden = document.activeElement && document.activeElement.closest(".js-only");
   html.classList.remove("js");
   for (const noscript of form.querySelectorAll("noscript"))
     noscript.insertAdjacentHTML("afterend", noscript.textContent || "");
+  // The cursor was in a part that hides now (the captcha's place, after its refusal): it goes where the page without
+  // JavaScript puts it, the first field given `autofocus` that stays shown (the question, refused in its stead).
+  if (!cursorHidden) return;
+  for (const field of form.querySelectorAll<HTMLElement>("[autofocus]"))
+    if (!field.closest(".js-only")) return field.focus();
 }
 
 /**

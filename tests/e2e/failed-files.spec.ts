@@ -4,6 +4,7 @@ import { BOOT_PATIENCE_MS } from "~/components/deferred-boot";
 import { CAPTCHA_PATIENCE_MS } from "~/components/signup-form";
 import { HCAPTCHA_SCRIPT } from "../harness/fake-hcaptcha-api";
 import {
+  afterMinimumTime,
   APP_SCRIPT,
   expect,
   expectSignedUpOnce,
@@ -82,6 +83,28 @@ for (const { what, files, answer } of failures) {
     expect(errors.filter((message) => !/import|module|fetch|Unexpected end/i.test(message))).toEqual([]);
   });
 }
+
+test("a refusal of the captcha answered before the scripts, which then fail: the cursor goes from the captcha's place to the question", async ({
+  page,
+  standIn,
+}) => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // The first page's requests are gone with it by then: only the answer page's are fulfilled.
+  await page.route(APP_SCRIPT, (route) => held.then(() => route.fulfill({ status: 404 })).catch(() => {}));
+  await page.goto("/");
+  const form = signupForm(page);
+  const email = uniqueEmail("recusado");
+  await form.email.fill(email);
+  await afterMinimumTime(page);
+  await form.email.press("Enter");
+  await expect(page.getByText("Valide o captcha")).toBeVisible();
+  release();
+  await expect(form.answer).toBeFocused();
+  await form.answerQuestion();
+  await form.press();
+  await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+});
 
 test("a module that never arrives: after the boot's patience the form works without it", async ({ page, standIn }) => {
   await page.clock.install();
