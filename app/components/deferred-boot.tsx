@@ -63,6 +63,8 @@ function bootWhenNear(
   withoutScripts: typeof showWithoutScripts,
 ) {
   const html = document.documentElement;
+  // Also here: a policy may block the mark in <head> and let this script run.
+  html.classList.add("js");
   const target = document.getElementById(trigger.near);
   if (!target) return;
   const fallBack = () => withoutScripts(html, target, state);

@@ -36,6 +36,16 @@ async function signUpThroughQuestion(page: Page, email: string, offered: () => P
 /** Never answers: a request the network lost. */
 const never = () => new Promise<void>(() => {});
 
+/** The page itself, whose policy is given without the hash of the inline script `script` finds: a browser blocks it. */
+const PAGE = /^http:\/\/[^/]+\/$/;
+const policyBlocking = (script: RegExp) => async (route: Route) => {
+  const response = await route.fetch();
+  const body = await response.text();
+  const hash = `'sha256-${createHash("sha256").update(script.exec(body)![1]!).digest("base64")}'`;
+  const policy = response.headers()["content-security-policy"]!.replace(hash, "");
+  await route.fulfill({ response, body, headers: { ...response.headers(), "content-security-policy": policy } });
+};
+
 const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => Promise<void> }> = [
   {
     what: "entry.client is not valid JavaScript",
@@ -49,15 +59,8 @@ const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => P
   },
   {
     what: "the boot's own script never runs (a policy without its hash, as for a browser that cannot parse it)",
-    files: /^http:\/\/[^/]+\/$/,
-    answer: async (route) => {
-      const response = await route.fetch();
-      const body = await response.text();
-      const boot = /<script>(window\.__remixContext[\s\S]*?)<\/script>/.exec(body)![1]!;
-      const hash = `'sha256-${createHash("sha256").update(boot).digest("base64")}'`;
-      const policy = response.headers()["content-security-policy"]!.replace(hash, "");
-      await route.fulfill({ response, body, headers: { ...response.headers(), "content-security-policy": policy } });
-    },
+    files: PAGE,
+    answer: policyBlocking(/<script>(window\.__remixContext[\s\S]*?)<\/script>/),
   },
   {
     what: "the captcha-and-toasts chunk answers 404",
@@ -104,6 +107,17 @@ test("a refusal of the captcha answered before the scripts, which then fail: the
   await form.answerQuestion();
   await form.press();
   await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+});
+
+test("a policy that blocks the mark in <head>: the boot marks the page itself, and the captcha signs up", async ({
+  page,
+  standIn,
+}) => {
+  await page.route(PAGE, policyBlocking(/<head>[\s\S]*?<script>([\s\S]*?)<\/script>/));
+  await page.goto("/");
+  const email = uniqueEmail("sem-marca");
+  await signupForm(page).send(email);
+  await expectSignedUpOnce(page, standIn, { email });
 });
 
 test("a module that never arrives: after the boot's patience the form works without it", async ({ page, standIn }) => {
