@@ -31,22 +31,43 @@ type Beacon = { path: string; params: readonly string[]; referrer: string };
 const FORM_REACHED: Beacon = { path: FORM_REACHED_PATH, params: CAMPAIGN_PARAMS, referrer: REFERRER_FIELD };
 
 /**
+ * The page as it is without JavaScript, once its scripts cannot run: the `js-only` parts hidden, the form's
+ * `<noscript>` content (the question) put in place, a plain post; what the visitor typed stays. Put in both of the
+ * page's scripts, and written without `?.` and `??`: the one in <head> must run where the boot's cannot be parsed.
+ */
+function showWithoutScripts(html: HTMLElement, form: HTMLElement, state: string) {
+  if (html.dataset[state]) return; // hydrating, or fallen back already
+  html.dataset[state] = "fallback";
+  const cursorHidden = document.activeElement && document.activeElement.closest(".js-only");
+  html.classList.remove("js");
+  for (const noscript of form.querySelectorAll("noscript"))
+    noscript.insertAdjacentHTML("afterend", noscript.textContent || "");
+  // The cursor was in a part that hides now (the captcha's place, after its refusal): it goes where the page without
+  // JavaScript puts it, the first field given `autofocus` that stays shown (the question, refused in its stead).
+  if (!cursorHidden) return;
+  for (const field of form.querySelectorAll<HTMLElement>("[autofocus]"))
+    if (!field.closest(".js-only")) return field.focus();
+}
+
+/**
  * Runs in the page as a plain inline script, before and without the framework. It does what Remix's inline module
  * does (routes into `window.__remixRouteModules`, then `entry.client`), only once the trigger comes. When that fails,
- * the page becomes what it is without JavaScript: the `js-only` parts hidden, the form's `<noscript>` content (the
- * question) put in place, a plain post; what the visitor typed stays.
+ * the page becomes what it is without JavaScript (`withoutScripts`).
  */
-function bootWhenNear(trigger: BootTrigger, modules: BootModules, patienceMs: number, state: string, beacon: Beacon) {
+function bootWhenNear(
+  trigger: BootTrigger,
+  modules: BootModules,
+  patienceMs: number,
+  state: string,
+  beacon: Beacon,
+  withoutScripts: typeof showWithoutScripts,
+) {
   const html = document.documentElement;
+  // Also here: a policy may block the mark in <head> and let this script run.
+  html.classList.add("js");
   const target = document.getElementById(trigger.near);
   if (!target) return;
-  const fallBack = () => {
-    if (html.dataset[state]) return; // hydrating, or fallen back already
-    html.dataset[state] = "fallback";
-    html.classList.remove("js");
-    for (const noscript of target.querySelectorAll("noscript"))
-      noscript.insertAdjacentHTML("afterend", noscript.textContent ?? "");
-  };
+  const fallBack = () => withoutScripts(html, target, state);
   let booted = false;
   const boot = () => {
     if (booted) return;
@@ -111,10 +132,24 @@ const bootTrigger = (matches: ReturnType<typeof useMatches>) =>
  * In <head>, on a page with a boot: scripts run here, so what only they make work (`js-only`) is shown from the first
  * paint and hydration moves nothing. Set by the boot at the end of <body>, a paint before it showed them hidden, and
  * the browser then dropped an `autofocus` inside them (the captcha's place after a post answered before the scripts).
+ * When the boot's own script did not run (a policy that blocks it, a browser that cannot parse it), nothing would ever
+ * replace the captcha's "Carregando…": once the document is parsed, the form is shown as without JavaScript.
  */
+function markScriptsRun(formId: string, state: string, withoutScripts: typeof showWithoutScripts) {
+  const html = document.documentElement;
+  html.classList.add("js");
+  document.addEventListener("DOMContentLoaded", () => {
+    const form = document.getElementById(formId);
+    if (form && !("__remixContext" in window)) withoutScripts(html, form, state);
+  });
+}
+
 export function ScriptsRunMark() {
-  if (!bootTrigger(useMatches())) return null;
-  return <script dangerouslySetInnerHTML={{ __html: 'document.documentElement.classList.add("js")' }} />;
+  const trigger = bootTrigger(useMatches());
+  if (!trigger) return null;
+  const script = `(${markScriptsRun.toString()})(${scriptJson(trigger.near)}, "${BOOT_STATE}", ${showWithoutScripts.toString()});`;
+  // The browser's build writes these functions otherwise: the server's text is the one that ran.
+  return <script suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />;
 }
 
 /**
@@ -147,7 +182,7 @@ export function DeferredBoot() {
     return [
       `window.__remixContext = ${remix.serverHandoffString};`,
       `window.__remixManifest = ${scriptJson(partialManifest)};`,
-      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)}, ${BOOT_PATIENCE_MS}, "${BOOT_STATE}", ${scriptJson(FORM_REACHED)});`,
+      `(${bootWhenNear.toString()})(${scriptJson(trigger)}, ${scriptJson(modules)}, ${BOOT_PATIENCE_MS}, "${BOOT_STATE}", ${scriptJson(FORM_REACHED)}, ${showWithoutScripts.toString()});`,
     ].join("\n");
   });
   if (!trigger) return null;

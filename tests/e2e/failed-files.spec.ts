@@ -1,8 +1,10 @@
 import type { Page, Route } from "@playwright/test";
+import { createHash } from "node:crypto";
 import { BOOT_PATIENCE_MS } from "~/components/deferred-boot";
 import { CAPTCHA_PATIENCE_MS } from "~/components/signup-form";
 import { HCAPTCHA_SCRIPT } from "../harness/fake-hcaptcha-api";
 import {
+  afterMinimumTime,
   APP_SCRIPT,
   expect,
   expectSignedUpOnce,
@@ -34,6 +36,16 @@ async function signUpThroughQuestion(page: Page, email: string, offered: () => P
 /** Never answers: a request the network lost. */
 const never = () => new Promise<void>(() => {});
 
+/** The page itself, whose policy is given without the hash of the inline script `script` finds: a browser blocks it. */
+const PAGE = /^http:\/\/[^/]+\/$/;
+const policyBlocking = (script: RegExp) => async (route: Route) => {
+  const response = await route.fetch();
+  const body = await response.text();
+  const hash = `'sha256-${createHash("sha256").update(script.exec(body)![1]!).digest("base64")}'`;
+  const policy = response.headers()["content-security-policy"]!.replace(hash, "");
+  await route.fulfill({ response, body, headers: { ...response.headers(), "content-security-policy": policy } });
+};
+
 const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => Promise<void> }> = [
   {
     what: "entry.client is not valid JavaScript",
@@ -44,6 +56,11 @@ const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => P
     what: "every module answers 404 (a tab left open over a redeploy)",
     files: APP_SCRIPT,
     answer: (route) => route.fulfill({ status: 404, body: "Not Found" }),
+  },
+  {
+    what: "the boot's own script never runs (a policy without its hash, as for a browser that cannot parse it)",
+    files: PAGE,
+    answer: policyBlocking(/<script>(window\.__remixContext[\s\S]*?)<\/script>/),
   },
   {
     what: "the captcha-and-toasts chunk answers 404",
@@ -69,6 +86,39 @@ for (const { what, files, answer } of failures) {
     expect(errors.filter((message) => !/import|module|fetch|Unexpected end/i.test(message))).toEqual([]);
   });
 }
+
+test("a refusal of the captcha answered before the scripts, which then fail: the cursor goes from the captcha's place to the question", async ({
+  page,
+  standIn,
+}) => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // The first page's requests are gone with it by then: only the answer page's are fulfilled.
+  await page.route(APP_SCRIPT, (route) => held.then(() => route.fulfill({ status: 404 })).catch(() => {}));
+  await page.goto("/");
+  const form = signupForm(page);
+  const email = uniqueEmail("recusado");
+  await form.email.fill(email);
+  await afterMinimumTime(page);
+  await form.email.press("Enter");
+  await expect(page.getByText("Valide o captcha")).toBeVisible();
+  release();
+  await expect(form.answer).toBeFocused();
+  await form.answerQuestion();
+  await form.press();
+  await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+});
+
+test("a policy that blocks the mark in <head>: the boot marks the page itself, and the captcha signs up", async ({
+  page,
+  standIn,
+}) => {
+  await page.route(PAGE, policyBlocking(/<head>[\s\S]*?<script>([\s\S]*?)<\/script>/));
+  await page.goto("/");
+  const email = uniqueEmail("sem-marca");
+  await signupForm(page).send(email);
+  await expectSignedUpOnce(page, standIn, { email });
+});
 
 test("a module that never arrives: after the boot's patience the form works without it", async ({ page, standIn }) => {
   await page.clock.install();

@@ -101,7 +101,7 @@ function readBoot(html: string) {
   const boot = scripts.find((body) => body.includes("bootWhenNear"));
   if (!boot) return null;
   const [context, manifestLine] = boot.split("\n");
-  const [, trigger, modules] = /\)\((\{.*\}), (\{.*\}), \d+, "\w+", \{.*\}\);$/.exec(boot)!;
+  const [, trigger, modules] = /\)\((\{.*\}), (\{.*\}), \d+, "\w+", \{.*\}, function /.exec(boot)!;
   return {
     context: context!,
     partialManifest: JSON.parse(/^window\.__remixManifest = (.*);$/.exec(manifestLine!)![1]!),
