@@ -17,13 +17,12 @@ import { build } from "esbuild";
 import { parse } from "yaml";
 import { content } from "~/content";
 import { FORM_REACHED_PATH } from "~/insight/paths";
-import { freePort } from "../harness/app-server";
+import { freePort, ROOT } from "../harness/app-server";
 import { panelQueries } from "../harness/dashboard";
 import { postSignup, signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
 import { until, waitForOk } from "../harness/wait";
-import { ROOT } from "../harness/app-server";
-import { assert, check, cli, docker, finish, run } from "./checks";
+import { assert, check, cli, docker, finish, run, runtimeImage } from "./checks";
 
 const SECRET = "compose-test-secret-0123456789abcdef";
 const SIGNING_SECRET = "compose-webhook-signing-secret";
@@ -131,13 +130,11 @@ async function writeOverride(): Promise<void> {
     format: "esm",
     logLevel: "warning",
   });
-  const nodeImage = /^FROM (node:\S+) AS runtime/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
-  assert(nodeImage, "no runtime stage on a node image in the Dockerfile");
   // JSON is YAML: no YAML library needed to write the override.
   const override = {
     services: {
       webhook: {
-        image: nodeImage,
+        image: runtimeImage(),
         command: ["node", "/stand-in/stand-in.mjs", String(STAND_IN_PORT_INSIDE), "0.0.0.0"],
         volumes: [`${folder}:/stand-in:ro`],
         ports: [`127.0.0.1:${standInPort}:${STAND_IN_PORT_INSIDE}`],
@@ -257,24 +254,12 @@ async function main(): Promise<void> {
       const hit = (await standIn.received()).webhook.find(
         (received) => emailOf(received) === "compose@exemplo.com.br",
       )!;
-      const body = hit.body as Record<string, string>;
-      assert(Object.keys(body).join() === "email,hcaptchaToken,source,ts,userAgent", `fields ${Object.keys(body)}`);
-      assert(/^[A-Za-z0-9_-]{43}$/.test(String(hit.headers["idempotency-key"])), "no Idempotency-Key");
+      // What it carries is the app's (unit/delivery, unit/pipeline); compose's part is the signing secret.
       const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit.headers["x-signup-signature"])) ?? [];
       const expected = createHmac("sha256", SIGNING_SECRET).update(`${t}.${hit.raw}`).digest("hex");
       assert(v1 === expected, `signature ${hit.headers["x-signup-signature"]} does not verify`);
     },
   );
-
-  await check("/metrics through nginx: 404 without the token, the queue's figures with it", async () => {
-    const hidden = await fetch(`${origin}/metrics`);
-    assert(hidden.status === 404, `without the token: ${hidden.status}`);
-    const shown = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-    const text = await shown.text();
-    assert(shown.status === 200, `with the token: ${shown.status}`);
-    assert(/^signup_queue_jobs\{state="failed"\} 0$/m.test(text), "no dead-letter count");
-    assert(/^signup_queue_oldest_undelivered_seconds 0$/m.test(text), "undelivered sign-ups left");
-  });
 
   await check("the dead-letter command runs in an app container: nothing dead-lettered", async () => {
     const listed = await compose("exec", "-T", "app1", "node", "build/dead-letters.js", "list");
