@@ -1,13 +1,14 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { content } from "~/content";
 import { replicasOnline } from "~/delivery/redis-durability.server";
 import { startApp, type RunningApp } from "../harness/app-server";
 import { GROUP_NAME, startRedisGroup, type RedisGroup } from "../harness/redis-group";
-import { signUp, visitorFields, type SignupAnswer } from "../harness/signup-client";
+import { signUp, type SignupAnswer } from "../harness/signup-client";
 import { standInPerFile } from "../harness/stand-in-per-file";
 import { answers, until } from "../harness/wait";
-import { SUITE_SECRET } from "./suite";
+import { filledForm, newClient, SUITE_SECRET } from "./suite";
 
 /**
  * Queued mode on a Sentinel group with REDIS_MIN_REPLICAS=1: a sign-up is answered 'Cadastro realizado!' only once a
@@ -41,14 +42,9 @@ afterAll(async () => {
 });
 
 const { success, storeUnavailable } = content.messages;
-let presses = 0;
 /** A press of the form by a visitor of an address of its own, with a fresh captcha token. */
 const press = (app: RunningApp, email: string) =>
-  signUp(
-    app.origin,
-    { ...visitorFields(SUITE_SECRET), email, hcaptchaToken: `P1_${++presses}` },
-    { client: `198.51.${presses >> 8}.${presses & 255}` },
-  );
+  signUp(app.origin, filledForm(email, `P1_${randomUUID()}`), { client: newClient() });
 
 /** Acknowledged, or refused in pt-BR with the e-mail kept: a visitor never sees anything else. */
 function acknowledged({ status, result }: SignupAnswer, email: string): boolean {
