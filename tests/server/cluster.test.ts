@@ -5,7 +5,7 @@ import { startRedis } from "../harness/real-servers";
 import { pageTokens, signUp } from "../harness/signup-client";
 import { answers, until, waitForOk } from "../harness/wait";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite, filledForm, redisPerFile, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, redisPerFile } from "./suite";
 
 /**
  * Several instances of the built server sharing a real redis-server act as
@@ -17,7 +17,7 @@ import { builtServerSuite, filledForm, redisPerFile, withCaptcha } from "./suite
 const redis = redisPerFile();
 
 const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({
-  ...withCaptcha(standIn),
+  ...standIn.captchaSettings,
   // The relay ceiling has a test of its own; here it would only slow the flows down.
   RELAY_LIMIT_PER_SECOND: "100000",
   REDIS_URL: redis().url,

@@ -10,7 +10,7 @@ import { SERVE_COMMAND, serveEnv, startApp, type RunningApp } from "../harness/a
 import { signUp as send, type SignupAnswer } from "../harness/signup-client";
 import { startRedis } from "../harness/real-servers";
 import { until } from "../harness/wait";
-import { builtServerSuite, filledForm, SUITE_SECRET, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, SUITE_SECRET } from "./suite";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve, its express pipeline): a stalled
@@ -24,7 +24,7 @@ const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.
 
 const { standIn, start, serverForAll } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
 /** The server of the tests that leave it as they found it, each with addresses of its own. */
-const shared = serverForAll(() => withCaptcha(standIn));
+const shared = serverForAll(() => standIn.captchaSettings);
 
 /** A sign-up as the enhanced form sends it, answered as JSON. */
 function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_SITEVERIFY_IN_FLIGHT } from "~/signup/captcha.server";
 import type { RunningApp } from "../harness/app-server";
 import { postSignup, signUp } from "../harness/signup-client";
-import { builtServerSuite, expectBalancerPage, filledForm, withCaptcha } from "./suite";
+import { builtServerSuite, expectBalancerPage, filledForm } from "./suite";
 
 /**
  * Limits against the built server: siteverify keeps a bounded share of the instance however many addresses flood
@@ -11,7 +11,7 @@ import { builtServerSuite, expectBalancerPage, filledForm, withCaptcha } from ".
  */
 
 const { standIn, start, startBalancer } = builtServerSuite((standIn) => ({
-  ...withCaptcha(standIn),
+  ...standIn.captchaSettings,
   TRUST_PROXY: "1",
 }));
 

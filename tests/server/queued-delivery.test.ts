@@ -9,7 +9,7 @@ import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
 import { answers, mapConcurrently, until } from "../harness/wait";
-import { builtServerSuite, filledForm, newClient, redisPerFile, SUITE_SECRET, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, newClient, redisPerFile, SUITE_SECRET } from "./suite";
 
 /**
  * RELAY_MODE=queued against the built server on a real redis-server: a verified sign-up is acknowledged once it is
@@ -371,7 +371,7 @@ describe("/metrics", () => {
   };
 
   it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, at 0 from the start, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
-    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
+    const app = await start({ METRICS_TOKEN, ...standIn.captchaSettings });
     const results = ["valid", "invalid", "error", "timeout"];
     const first = await scraped(app);
     for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);

@@ -19,13 +19,6 @@ let clients = 0;
 /** An address of its own for each visitor (sent as X-Forwarded-For): none spends another's share. */
 export const newClient = () => `198.51.${++clients >> 8}.${clients & 255}`;
 
-/** A server that relays to the stand-in and verifies captcha tokens with its siteverify. */
-export const withCaptcha = (standIn: StandIn) => ({
-  WEBHOOK_URL: standIn.webhookUrl,
-  HCAPTCHA_SECRET: "0xsecret",
-  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-});
-
 /**
  * For a test file that starts built servers: one stand-in webhook/siteverify
  * for the file, emptied before each test, and every server and balancer a
