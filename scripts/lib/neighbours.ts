@@ -34,9 +34,7 @@ export async function neighbours({ javascript }: { javascript: boolean }): Promi
   const redis = await startRedis();
   const env = {
     SIGNUP_SECRET: SECRET,
-    WEBHOOK_URL: standIn.webhookUrl,
-    HCAPTCHA_SECRET: "0xsecret",
-    HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+    ...standIn.captchaSettings,
     REDIS_URL: redis.url,
     RELAY_MODE: "queued",
     TRUST_PROXY: "1",

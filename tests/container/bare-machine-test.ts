@@ -9,12 +9,12 @@
  * once per CI run, on CI's machine (.ci/run). Needs a Docker engine, like
  * `npm run test:container` (.ci/run prepares one).
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { freePort, ROOT } from "../harness/app-server";
+import { docker, runtimeImage } from "./checks";
 
 /** The README's quick start: the lines of its first `sh` block, without their comments. */
 function quickStart(): { serve: string; test: string } {
@@ -28,19 +28,12 @@ function quickStart(): { serve: string; test: string } {
   return { serve: commands[0]!, test: commands[1]! };
 }
 
-/** The Node image the production image builds on: a machine with Node and npm only. */
-function bareImage(): string {
-  const from = /^FROM (node:\S+)/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"))?.[1];
-  if (!from) throw new Error("no node base image in the Dockerfile");
-  return from;
-}
-
 async function main(): Promise<number> {
   const { serve, test } = quickStart();
   if (test !== "npm test") throw new Error(`the README's second command should be \`npm test\`, found: ${test}`);
   /** What `npm test` starts with on a bare machine: its set-up, then the unit lane (lint and typecheck run on CI's). */
   const bareTest = "npm run pretest && npm run test:unit";
-  const image = bareImage();
+  const image = runtimeImage();
   const port = await freePort();
   const clone = mkdtempSync(join(tmpdir(), "bare-machine-"));
   execFileSync("git", ["clone", "--quiet", ROOT, join(clone, "src")]);
@@ -70,8 +63,6 @@ exit $code`;
   console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
   // Detached, then read: an attached `docker run` beside another step's through podman's Docker
   // API has been answered "unable to upgrade to tcp, received 409".
-  const docker = (...args: string[]) =>
-    promisify(execFile)("docker", args, { maxBuffer: 256 * 1024 * 1024 }).then(({ stdout }) => stdout);
   const name = `bare-machine-${port}`;
   try {
     await docker(

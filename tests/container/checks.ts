@@ -4,6 +4,7 @@
  * failing, never skipping, when one fails.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { ROOT } from "../harness/app-server";
 
@@ -16,6 +17,13 @@ export async function cli(program: string, args: string[], env?: NodeJS.ProcessE
 }
 
 export const docker = (...args: string[]) => cli("docker", args);
+
+/** The Node image the Dockerfile's runtime stage builds on: Node and npm, nothing else. */
+export function runtimeImage(): string {
+  const image = /^FROM (node:\S+) AS runtime/m.exec(readFileSync(`${ROOT}Dockerfile`, "utf8"))?.[1];
+  assert(image, "no runtime stage on a node image in the Dockerfile");
+  return image;
+}
 
 export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);

@@ -20,6 +20,16 @@ function requireProgram(name: string, debianPackage: string): string {
   return path;
 }
 
+/** A command to the Redis (or Sentinel) on the loopback `port` through redis-cli; its answer, trimmed. */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(requireProgram("redis-cli", "redis-server"), [
+    "-p",
+    String(port),
+    ...args,
+  ]);
+  return stdout.trim();
+}
+
 export type RunningRedis = {
   url: string;
   port: number;
@@ -76,14 +86,7 @@ export async function startRedis({
     restart: launch,
     freeze: () => child?.kill("SIGSTOP"),
     thaw: () => child?.kill("SIGCONT"),
-    cli: async (...args) => {
-      const { stdout } = await promisify(execFile)(requireProgram("redis-cli", "redis-server"), [
-        "-p",
-        String(port),
-        ...args,
-      ]);
-      return stdout.trim();
-    },
+    cli: (...args) => redisCli(port, ...args),
     stop: async () => {
       await kill();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -3,14 +3,13 @@
  * notice a lost primary within a second and promote a replica. Debian's redis-server, Sentinel as
  * `redis-server FILE --sentinel` (FILE is Sentinel's own to rewrite).
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { freePort } from "./app-server";
 import { findProgram } from "./programs";
-import { startRedis, type RunningRedis } from "./real-servers";
+import { redisCli, startRedis, type RunningRedis } from "./real-servers";
 import { until, waitForPort } from "./wait";
 
 export const GROUP_NAME = "prevly";
@@ -35,10 +34,7 @@ export type RedisGroup = {
 };
 
 /** A Sentinel's answer to `args`, one line per word of it. */
-async function askSentinel(port: number, ...args: string[]): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(findProgram("redis-cli")!, ["-p", String(port), ...args]);
-  return stdout.trim().split("\n");
-}
+const askSentinel = async (port: number, ...args: string[]) => (await redisCli(port, ...args)).split("\n");
 
 /** A primary with `replicas` replicas (persistent, as compose runs them), and three Sentinels that agree on it. */
 export async function startRedisGroup(replicas: number): Promise<RedisGroup> {

@@ -123,6 +123,11 @@ export class StandIn {
     return this.origin + SITEVERIFY_PATH;
   }
 
+  /** The settings of a server that relays to this webhook and verifies captcha tokens with this siteverify. */
+  get captchaSettings(): Record<string, string> {
+    return { WEBHOOK_URL: this.webhookUrl, HCAPTCHA_SECRET: "0xsecret", HCAPTCHA_VERIFY_URL: this.siteverifyUrl };
+  }
+
   reset(): void {
     this.webhook = { ...DEFAULT_WEBHOOK };
     this.siteverify = { ...DEFAULT_SITEVERIFY };

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningApp } from "../harness/app-server";
 import { DEPLOY_NGINX_CONF } from "../harness/real-servers";
 import { postSignup, signUp } from "../harness/signup-client";
-import { builtServerSuite } from "./suite";
+import { builtServerSuite, expectBalancerPage, filledForm } from "./suite";
 import { SHARED_PAGE_CACHE_CONTROL } from "~/page/page-cache.server";
 import { FORM_REACHED_PATH } from "~/insight/paths";
 import { SIGNUP_TIME_BUDGET_MS } from "~/server/graceful-stop.server";
@@ -208,10 +208,7 @@ describe("the balancer's own answers", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: `email=${"a".repeat(17 * 1024)}`,
     });
-    const page = await response.text();
-    expect([response.status, response.headers.get("content-type")]).toEqual([413, "text/html; charset=utf-8"]);
-    expect(page).toContain("<h1>Envio inválido</h1>");
-    expect(page).toContain('href="/#cadastro"');
+    await expectBalancerPage(response, 413, "Envio inválido");
     expect(await requestsReceived(deployment)).not.toContain("POST /?index");
   });
 
@@ -234,13 +231,7 @@ describe("the balancer's connections to the apps", () => {
       answers.push((await fetch(`${balancer.origin}/?visita=${index}`)).status);
       const email = `depois-da-queda${index}@exemplo.com.br`;
       answers.push(
-        (
-          await postSignup(
-            balancer.origin,
-            { ...visitor(), email, hcaptchaToken: `t-${index}` },
-            { client: `203.0.113.${100 + index}` },
-          )
-        ).status,
+        (await postSignup(balancer.origin, filledForm(email), { client: `203.0.113.${100 + index}` })).status,
       );
     }
     expect(answers).toEqual(Array(20).fill(200));
@@ -250,17 +241,13 @@ describe("the balancer's connections to the apps", () => {
   it("one sign-up whose webhook is slow gives no other visitor a 502 or 504 meanwhile, and its own visitor the app's answer once it comes", async () => {
     const balancer = await startBalancer([app().origin, (await start()).origin]);
     standIn.webhook = { status: 200, text: "ok", hold: true };
-    const slow = signUp(
-      balancer.origin,
-      { ...visitor(), email: "lenta@exemplo.com.br", hcaptchaToken: "t-lenta" },
-      { client: "203.0.113.99" },
-    );
+    const slow = signUp(balancer.origin, filledForm("lenta@exemplo.com.br"), { client: "203.0.113.99" });
     await standIn.arrived("webhook");
     standIn.webhook = { status: 200, text: "ok" };
     const others: number[] = [];
     for (let index = 0; index < 10; index++) {
       others.push((await fetch(`${balancer.origin}/?visita=${index}`)).status);
-      const fields = { ...visitor(), email: `outra${index}@exemplo.com.br`, hcaptchaToken: `t-${index}` };
+      const fields = filledForm(`outra${index}@exemplo.com.br`);
       others.push((await signUp(balancer.origin, fields, { client: `203.0.113.${index}` })).status);
     }
     expect(others).toEqual(Array(20).fill(200));

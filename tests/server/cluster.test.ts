@@ -3,9 +3,9 @@ import { freePort } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { startRedis } from "../harness/real-servers";
 import { pageTokens, signUp } from "../harness/signup-client";
-import { answers, until } from "../harness/wait";
+import { answers, until, waitForOk } from "../harness/wait";
 import { QUESTION_RELAYS_PER_MINUTE } from "~/signup/question.server";
-import { builtServerSuite, redisPerFile, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, redisPerFile } from "./suite";
 
 /**
  * Several instances of the built server sharing a real redis-server act as
@@ -17,7 +17,7 @@ import { builtServerSuite, redisPerFile, withCaptcha } from "./suite";
 const redis = redisPerFile();
 
 const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({
-  ...withCaptcha(standIn),
+  ...standIn.captchaSettings,
   // The relay ceiling has a test of its own; here it would only slow the flows down.
   RELAY_LIMIT_PER_SECOND: "100000",
   REDIS_URL: redis().url,
@@ -26,9 +26,6 @@ const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => 
 /** Three instances behind a proxy, for the whole file: they outlive every outage the tests put Redis through. */
 const trio = [0, 1, 2].map(() => serverForAll(() => ({ TRUST_PROXY: "1" })));
 const instances = () => trio.map((app) => app());
-
-/** The form filled in by a visitor with a captcha. */
-const filledForm = (email: string, hcaptchaToken: string) => ({ ...visitor(), email, hcaptchaToken });
 
 type Answer = { status: number; ok: boolean; title: string; description: string };
 
@@ -182,10 +179,9 @@ describe("while Redis is away", () => {
     return { answered, done };
   }
 
-  const readiness = (origins: string[]) =>
-    Promise.all(origins.map(async (origin) => (await fetch(`${origin}/readyz`)).status));
-  const allReady = (origins: string[]) =>
-    until(async () => (await readiness(origins)).every((status) => status === 200), { what: "every instance ready" });
+  const statuses = (origins: string[], path: string) =>
+    Promise.all(origins.map(async (origin) => (await fetch(origin + path)).status));
+  const allReady = (origins: string[]) => Promise.all(origins.map((origin) => waitForOk(`${origin}/readyz`)));
 
   it("killed and restarted while sign-ups flow: no crash, every visitor answered, nothing relayed twice, sign-ups succeed once it is back", async () => {
     const origins = instances().map((app) => app.origin);
@@ -197,8 +193,8 @@ describe("while Redis is away", () => {
     await until(() => running.answered.filter((answer) => answer.status === 503).length >= 5, {
       what: "sign-ups meeting the outage",
     });
-    const readinessAway = await readiness(origins);
-    const livenessAway = await Promise.all(origins.map(async (origin) => (await fetch(`${origin}/healthz`)).status));
+    const readinessAway = await statuses(origins, "/readyz");
+    const livenessAway = await statuses(origins, "/healthz");
     const pageAway = (await fetch(`${origins[0]}/`)).status;
     await redis().restart();
     await allReady(origins);

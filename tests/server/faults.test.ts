@@ -10,7 +10,7 @@ import { SERVE_COMMAND, serveEnv, startApp, type RunningApp } from "../harness/a
 import { signUp as send, type SignupAnswer } from "../harness/signup-client";
 import { startRedis } from "../harness/real-servers";
 import { until } from "../harness/wait";
-import { builtServerSuite, SUITE_SECRET, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, SUITE_SECRET } from "./suite";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve, its express pipeline): a stalled
@@ -22,13 +22,13 @@ import { builtServerSuite, SUITE_SECRET, withCaptcha } from "./suite";
 const FAILURE_TITLE = "Falha ao enviar";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 
-const { standIn, start, serverForAll, visitor } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
+const { standIn, start, serverForAll } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
 /** The server of the tests that leave it as they found it, each with addresses of its own. */
-const shared = serverForAll(() => withCaptcha(standIn));
+const shared = serverForAll(() => standIn.captchaSettings);
 
 /** A sign-up as the enhanced form sends it, answered as JSON. */
 function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {
-  return send(app.origin, { ...visitor(), email, hcaptchaToken: `token-${email}`, ...extra });
+  return send(app.origin, { ...filledForm(email), ...extra });
 }
 
 /** A raw POST of the form whose body is sent in pieces; `answer` is all the server wrote before closing. */
@@ -94,11 +94,7 @@ describe("stopping", () => {
     standIn.webhook = { status: 200, text: "ok", hold: true };
     const pending = signUp(app, "paciente@exemplo.com.br");
     await standIn.arrived("webhook");
-    const body = new URLSearchParams({
-      ...visitor(),
-      email: "lenta@exemplo.com.br",
-      hcaptchaToken: "P1_slow",
-    }).toString();
+    const body = new URLSearchParams(filledForm("lenta@exemplo.com.br")).toString();
     const upload = openUpload(app, body.length);
     await upload.send(body.slice(0, 10));
     const exitCode = app.stop();
@@ -157,7 +153,7 @@ describe("a log that cannot be written any more: the server loses log lines, not
   async function expectStillServes(origin: string, exitCode: () => number | null) {
     const statuses: number[] = [];
     for (let index = 0; index < 20; index++) statuses.push((await fetch(`${origin}/healthz`)).status);
-    statuses.push((await send(origin, { ...visitor(), email: "log@exemplo.com.br", hcaptchaToken: "P1_log" })).status);
+    statuses.push((await send(origin, filledForm("log@exemplo.com.br"))).status);
     expect(statuses).toEqual(Array<number>(21).fill(200));
     expect(exitCode()).toBeNull();
   }

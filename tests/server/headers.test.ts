@@ -1,8 +1,8 @@
 import { get, request as httpRequest, type IncomingMessage } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { documentCsp } from "~/server/security-headers.server";
-import { startApp, type RunningApp } from "../harness/app-server";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
+import { builtServerSuite } from "./suite";
 
 /**
  * The edge as the built server shows it, one case per seam: a refused method, a post from another site, the page
@@ -10,19 +10,13 @@ import { scrapeMetrics, sumOf } from "../harness/metrics";
  * alone: unit/guards; the policy's words: unit/helpers.
  */
 
-/** Behind a proxy, at its public address; and one that trusts no proxy. */
-let app: RunningApp;
-let untrusting: RunningApp;
 const PUBLIC_URL = "https://prevly.example";
 const METRICS_TOKEN = "headers-metrics-token-0123456789";
 const HTTPS = { "x-forwarded-proto": "https" };
 
-beforeAll(async () => {
-  [app, untrusting] = await Promise.all([startApp({ METRICS_TOKEN, TRUST_PROXY: "1", PUBLIC_URL }), startApp({})]);
-});
-afterAll(async () => {
-  await Promise.all([app?.stop(), untrusting?.stop()]);
-});
+const { serverForAll } = builtServerSuite();
+/** Behind a proxy, at its public address; and one that trusts no proxy. */
+const [app, untrusting] = [serverForAll(() => ({ METRICS_TOKEN, TRUST_PROXY: "1", PUBLIC_URL })), serverForAll()];
 
 /** The headers every answer carries (docs/security.md), then two it must not (no Cross-Origin-Opener-Policy:
  * measured out, a renderer process of its own on every arrival, for nothing this page holds), then HSTS. */
@@ -38,11 +32,11 @@ const secured = (hsts: boolean) => [
 
 describe("the built server's answers", () => {
   it("the page, its data and the 404 carry the security headers, HSTS only over HTTPS as the trusted proxy says; the page's policy hashes its own inline scripts", async () => {
-    const page = await fetch(`${app.origin}/`, { headers: HTTPS });
+    const page = await fetch(`${app().origin}/`, { headers: HTTPS });
     expect(securityOf(page.headers)).toEqual(secured(true));
     expect(page.headers.get("content-security-policy")).toBe(documentCsp(await page.text()));
-    expect(securityOf((await fetch(`${untrusting.origin}/`, { headers: HTTPS })).headers)).toEqual(secured(false));
-    const data = await fetch(`${app.origin}/?_data=routes%2F_index`, { headers: HTTPS });
+    expect(securityOf((await fetch(`${untrusting().origin}/`, { headers: HTTPS })).headers)).toEqual(secured(false));
+    const data = await fetch(`${app().origin}/?_data=routes%2F_index`, { headers: HTTPS });
     expect([data.status, securityOf(data.headers), data.headers.get("content-security-policy")]).toEqual([
       200,
       secured(true),
@@ -51,17 +45,17 @@ describe("the built server's answers", () => {
   });
 
   it("an unknown path is the 404 page Remix renders, under the page's policy, logged with its path", async () => {
-    const missing = await fetch(`${app.origin}/planos/antigos?utm_source=x`);
+    const missing = await fetch(`${app().origin}/planos/antigos?utm_source=x`);
     const html = await missing.text();
     expect([missing.status, securityOf(missing.headers)]).toEqual([404, secured(false)]);
     expect(html).toContain("Oops! Page not found");
     expect(missing.headers.get("content-security-policy")).toBe(documentCsp(html));
-    await app.printed(/"event":"not-found","path":"\/planos\/antigos"/);
+    await app().printed(/"event":"not-found","path":"\/planos\/antigos"/);
   });
 
   it("only the page bears the shared cache's mark; every other answer, however it was asked for, is no-store", async () => {
     const cacheControl = async (path: string, method = "GET") => {
-      const answer = await fetch(app.origin + path, { method, redirect: "manual" });
+      const answer = await fetch(app().origin + path, { method, redirect: "manual" });
       return [path, method, answer.status, answer.headers.get("cache-control")];
     };
     expect(await cacheControl("/?utm_source=news")).toEqual([
@@ -87,7 +81,7 @@ describe("the built server's answers", () => {
 
   it("a method Remix cannot take is refused before it, in short pt-BR text, without a stack trace", async () => {
     const response = await new Promise<IncomingMessage>((resolve, reject) =>
-      httpRequest(`${app.origin}/`, { method: "TRACE" }, resolve).on("error", reject).end(),
+      httpRequest(`${app().origin}/`, { method: "TRACE" }, resolve).on("error", reject).end(),
     );
     const text = (await response.toArray()).join("");
     expect([response.statusCode, response.headers.allow, response.headers["content-type"], text]).toEqual([
@@ -96,12 +90,12 @@ describe("the built server's answers", () => {
       "text/plain; charset=utf-8",
       "Método não permitido.",
     ]);
-    expect(app.output()).not.toMatch(/\n\s+at /);
+    expect(app().output()).not.toMatch(/\n\s+at /);
   });
 
   it("a form posted from another site is refused in Portuguese and logged; from PUBLIC_URL behind the proxy it reaches the sign-up", async () => {
     const post = (origin: string) =>
-      fetch(`${app.origin}/?index`, {
+      fetch(`${app().origin}/?index`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin },
         body: "email=ana%40exemplo.com.br",
@@ -111,7 +105,7 @@ describe("the built server's answers", () => {
       403,
       "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
     ]);
-    await app.printed(/"event":"origin-mismatch","origin":"http:\/\/127\.0\.0\.1:1"/);
+    await app().printed(/"event":"origin-mismatch","origin":"http:\/\/127\.0\.0\.1:1"/);
     // The sign-up's pipeline answers it (without the page's signed fields, it takes it for a bot: a 200).
     expect((await post(PUBLIC_URL)).status).toBe(200);
   });
@@ -122,7 +116,7 @@ describe("the page answered before Remix", () => {
   /** The answer as sent: its header lines in order (but Date; names in one case, as HTTP reads them) and its bytes, still compressed. */
   const send = (method: string, path: string, headers: Record<string, string>) =>
     new Promise<Raw>((resolve, reject) => {
-      get(`${app.origin}${path}`, { method, headers }, async (response: IncomingMessage) => {
+      get(`${app().origin}${path}`, { method, headers }, async (response: IncomingMessage) => {
         const lines: string[] = [];
         for (let index = 0; index < response.rawHeaders.length; index += 2)
           if (response.rawHeaders[index] !== "Date")
@@ -132,7 +126,7 @@ describe("the page answered before Remix", () => {
     });
   /** remix-serve logs "GET /?… 200 …" for each request that reached express, which an early answer never does. */
   const reachedRemix = (query: string) =>
-    app
+    app()
       .output()
       .split("\n")
       .filter((line) => new RegExp(`^(GET|HEAD) /\\?${query} `).test(line)).length;
@@ -141,14 +135,14 @@ describe("the page answered before Remix", () => {
     for (;;) {
       const before = reachedRemix("utm_source=remix");
       const answer = await send(method, "/?utm_source=remix", headers);
-      await app.printed(/^GET \/healthz /m);
-      if ((await fetch(`${app.origin}/healthz`)).ok && reachedRemix("utm_source=remix") > before) return answer;
+      await app().printed(/^GET \/healthz /m);
+      if ((await fetch(`${app().origin}/healthz`)).ok && reachedRemix("utm_source=remix") > before) return answer;
     }
   }
 
   it("is byte for byte what Remix sent for the same render, 304 and HEAD included, and counted as a view", async () => {
     // Every view, whatever its labels: a campaign no sign-up carried yet is counted as (other).
-    const views = async () => sumOf(await scrapeMetrics(app.origin, METRICS_TOKEN), "page_views_total");
+    const views = async () => sumOf(await scrapeMetrics(app().origin, METRICS_TOKEN), "page_views_total");
     let counted = 0;
     for (const [method, headers] of [
       ["GET", { "accept-encoding": "gzip, br" }],

@@ -5,7 +5,7 @@ import { FORM_REACHED_PATH } from "~/insight/paths";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { postSignup, signUp } from "../harness/signup-client";
 import { until } from "../harness/wait";
-import { builtServerSuite } from "./suite";
+import { builtServerSuite, filledForm } from "./suite";
 
 /**
  * The campaign counts (docs/insight.md) as /metrics shows them: page views wherever answered, visitors who reached
@@ -14,7 +14,7 @@ import { builtServerSuite } from "./suite";
  */
 
 const METRICS_TOKEN = "insight-metrics-token-0123456789";
-const { startBalancer, serverForAll, visitor } = builtServerSuite((standIn) => ({
+const { startBalancer, serverForAll } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   METRICS_TOKEN,
   TRUST_PROXY: "1",
@@ -25,8 +25,6 @@ const shared = serverForAll();
 const metricsOf = (origin: string) => scrapeMetrics(origin, METRICS_TOKEN);
 /** A referring site no other test uses: what marks a test's views and beacons (a campaign is (other) until proven). */
 const freshSite = () => `s${randomUUID().slice(0, 8)}.example.com`;
-/** Bot-trap fields of a person, an address and a (relayed unverified: no HCAPTCHA_SECRET) captcha token. */
-const signupFields = (email: string) => ({ ...visitor(), email, hcaptchaToken: `P1_${randomUUID()}` });
 
 describe("the app counts", () => {
   // The early answer's views (a 304 too, HEAD none): tests/server/headers.test.ts.
@@ -69,11 +67,11 @@ describe("the app counts", () => {
     const app = shared();
     const referer = { referer: `${app.origin}/?utm_source=news&utm_campaign=lancamento` };
     const from = (client: string) => ({ headers: referer, client });
-    expect((await signUp(app.origin, signupFields("com-js@exemplo.com.br"), from("2001:db8:7:1::1"))).status).toBe(200);
-    expect((await postSignup(app.origin, signupFields("sem-js@exemplo.com.br"), from("2001:db8:7:2::1"))).status).toBe(
+    expect((await signUp(app.origin, filledForm("com-js@exemplo.com.br"), from("2001:db8:7:1::1"))).status).toBe(200);
+    expect((await postSignup(app.origin, filledForm("sem-js@exemplo.com.br"), from("2001:db8:7:2::1"))).status).toBe(
       200,
     );
-    expect((await signUp(app.origin, signupFields("sem-arroba"), from("203.0.113.7"))).status).toBe(400);
+    expect((await signUp(app.origin, filledForm("sem-arroba"), from("203.0.113.7"))).status).toBe(400);
 
     const samples = await metricsOf(app.origin);
     const labels = { utm_source: "news", utm_medium: "(none)", utm_campaign: "lancamento" };
@@ -93,7 +91,7 @@ describe("through the shipped nginx", () => {
     const headers = { referer: `https://${site}/` };
     const link = `?utm_source=news&utm_campaign=${campaign}`;
     // The campaign is a label once a sign-up carried it.
-    const signup = signupFields(`${campaign}@exemplo.com.br`);
+    const signup = filledForm(`${campaign}@exemplo.com.br`);
     expect((await signUp(origin, signup, { headers: { referer: `${origin}/${link}` } })).status).toBe(200);
     const cacheStatuses: string[] = [];
     for (const path of ["/", "//", "/%2F", "/", "//"]) {
@@ -141,7 +139,7 @@ describe("through the shipped nginx", () => {
       );
     // Ten at a time: an instance takes 32 counts at once, past which nginx drops them by design.
     for (let wave = 0; wave < 7; wave++) expect(new Set(await beacons(10))).toEqual(new Set([204]));
-    const { status } = await signUp(origin, signupFields("depois-dos-beacons@exemplo.com.br"));
+    const { status } = await signUp(origin, filledForm("depois-dos-beacons@exemplo.com.br"));
     expect(status).toBe(200);
     expect(sumOf(await metricsOf(app.origin), "form_reached_total", { referrer: site })).toBe(70);
     expect(new Set(await beacons(600))).toEqual(new Set([204]));

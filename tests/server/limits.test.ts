@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_SITEVERIFY_IN_FLIGHT } from "~/signup/captcha.server";
 import type { RunningApp } from "../harness/app-server";
 import { postSignup, signUp } from "../harness/signup-client";
-import { builtServerSuite, withCaptcha } from "./suite";
+import { builtServerSuite, expectBalancerPage, filledForm } from "./suite";
 
 /**
  * Limits against the built server: siteverify keeps a bounded share of the instance however many addresses flood
@@ -10,15 +10,14 @@ import { builtServerSuite, withCaptcha } from "./suite";
  * one relay a day and the question across a restart are the pipeline's rules: unit/pipeline.
  */
 
-const { standIn, start, startBalancer, visitor } = builtServerSuite((standIn) => ({
-  ...withCaptcha(standIn),
+const { standIn, start, startBalancer } = builtServerSuite((standIn) => ({
+  ...standIn.captchaSettings,
   TRUST_PROXY: "1",
 }));
 
 const SUCCESS = "Cadastro realizado!";
-const form = (email: string, hcaptchaToken: string) => ({ ...visitor(), email, hcaptchaToken });
 const send = (app: RunningApp, email: string, hcaptchaToken: string, client: string) =>
-  signUp(app.origin, form(email, hcaptchaToken), { client });
+  signUp(app.origin, filledForm(email, hcaptchaToken), { client });
 
 describe("siteverify keeps a bounded share of the instance", () => {
   it("a forged flood from 300 addresses holds siteverify calls in flight at the cap, and a genuine visitor gets a turn before it", async () => {
@@ -62,19 +61,6 @@ describe("siteverify keeps a bounded share of the instance", () => {
   });
 });
 
-/** What a visitor without JavaScript reads on a page the balancer wrote: its words, and the way back to the form. */
-async function expectBalancerPage(answer: Promise<Response> | Response, status: number, title: string) {
-  const response = await answer;
-  const html = await response.text();
-  expect([response.status, response.headers.get("content-type"), response.headers.get("cache-control")]).toEqual([
-    status,
-    "text/html; charset=utf-8",
-    "no-store",
-  ]);
-  expect(html).toContain(`<h1>${title}</h1>`);
-  expect(html).toContain('<a href="/#cadastro">Voltar ao formulário</a>');
-}
-
 describe("the shipped nginx configuration sheds floods", () => {
   it("one address far over the limit gets its 429 page while another address signs up; with no instance answering, its 502 page", async () => {
     const instances = [await start(), await start()];
@@ -82,7 +68,7 @@ describe("the shipped nginx configuration sheds floods", () => {
     standIn.siteverify = { success: true, genuinePrefix: "P1_" };
     const flood = await Promise.all(
       Array.from({ length: 600 }, (_, index) =>
-        postSignup(balancer.origin, form(`bot${index}@exemplo.com`, `forged-${index}`), { from: "127.0.0.2" }),
+        postSignup(balancer.origin, filledForm(`bot${index}@exemplo.com`, `forged-${index}`), { from: "127.0.0.2" }),
       ),
     );
     const [shed, ...moreShed] = flood.filter((response) => response.status === 429);
@@ -92,7 +78,7 @@ describe("the shipped nginx configuration sheds floods", () => {
     await Promise.all(flood.filter((response) => response !== shed).map((response) => response.body?.cancel()));
     await expectBalancerPage(shed!, 429, "Muitas tentativas");
 
-    const person = await postSignup(balancer.origin, form("pessoa@exemplo.com.br", "P1_pessoa"), {
+    const person = await postSignup(balancer.origin, filledForm("pessoa@exemplo.com.br"), {
       data: true,
       from: "127.0.0.3",
     });

@@ -9,7 +9,7 @@ import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
 import { answers, mapConcurrently, until } from "../harness/wait";
-import { builtServerSuite, redisPerFile, SUITE_SECRET, withCaptcha } from "./suite";
+import { builtServerSuite, filledForm, newClient, redisPerFile, SUITE_SECRET } from "./suite";
 
 /**
  * RELAY_MODE=queued against the built server on a real redis-server: a verified sign-up is acknowledged once it is
@@ -27,7 +27,7 @@ const ATTEMPT_SECONDS = 3;
 /** Their lock, half as long again (the limits table, docs/signup.md). */
 const LOCK_MS = 4_500;
 
-const { standIn, start, visitor } = builtServerSuite((standIn) => ({
+const { standIn, start } = builtServerSuite((standIn) => ({
   WEBHOOK_URL: standIn.webhookUrl,
   REDIS_URL: redis().url,
   RELAY_MODE: "queued",
@@ -35,10 +35,9 @@ const { standIn, start, visitor } = builtServerSuite((standIn) => ({
   TRUST_PROXY: "1",
 }));
 
-let visitors = 0;
 /** A visitor of an address of its own signs up with `email` (and a captcha solved for it, unless told another). */
-const send = (app: RunningApp, email: string, hcaptchaToken = `P1_${email}`) =>
-  signUp(app.origin, { ...visitor(), email, hcaptchaToken }, { client: `198.51.${++visitors >> 8}.${visitors & 255}` });
+const send = (app: RunningApp, email: string, hcaptchaToken?: string) =>
+  signUp(app.origin, filledForm(email, hcaptchaToken), { client: newClient() });
 
 /** Every request the webhook got for `email`. */
 const attemptsFor = (email: string): ReceivedWebhook[] =>
@@ -372,7 +371,7 @@ describe("/metrics", () => {
   };
 
   it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, at 0 from the start, and they move as sign-ups go; without the token it is the site's 404 (when else: unit/metrics)", async () => {
-    const app = await start({ METRICS_TOKEN, ...withCaptcha(standIn) });
+    const app = await start({ METRICS_TOKEN, ...standIn.captchaSettings });
     const results = ["valid", "invalid", "error", "timeout"];
     const first = await scraped(app);
     for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);

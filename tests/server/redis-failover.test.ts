@@ -1,13 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { content } from "~/content";
 import { replicasOnline } from "~/delivery/redis-durability.server";
-import { startApp, type RunningApp } from "../harness/app-server";
+import type { RunningApp } from "../harness/app-server";
 import { GROUP_NAME, startRedisGroup, type RedisGroup } from "../harness/redis-group";
-import { signUp, visitorFields, type SignupAnswer } from "../harness/signup-client";
-import { standInPerFile } from "../harness/stand-in-per-file";
+import { signUp, type SignupAnswer } from "../harness/signup-client";
 import { answers, until } from "../harness/wait";
-import { SUITE_SECRET } from "./suite";
+import { builtServerSuite, filledForm, newClient } from "./suite";
 
 /**
  * Queued mode on a Sentinel group with REDIS_MIN_REPLICAS=1: a sign-up is answered 'Cadastro realizado!' only once a
@@ -16,39 +16,30 @@ import { SUITE_SECRET } from "./suite";
  * (500 sign-ups, three runs): `npm run test:load -- --failover`.
  */
 
-const standIn = standInPerFile();
 let group: RedisGroup;
-let apps: RunningApp[] = [];
-let env: Record<string, string>;
 beforeAll(async () => {
   group = await startRedisGroup(3);
-  env = {
-    SIGNUP_SECRET: SUITE_SECRET,
-    WEBHOOK_URL: standIn.webhookUrl,
-    REDIS_URL: group.nodes[0]!.url,
-    REDIS_SENTINELS: group.sentinels,
-    REDIS_SENTINEL_NAME: GROUP_NAME,
-    REDIS_MIN_REPLICAS: "1",
-    RELAY_MODE: "queued",
-    RELAY_ATTEMPT_SECONDS: "2",
-    TRUST_PROXY: "1",
-  };
-  apps = await Promise.all([startApp(env), startApp(env)]);
 }, 60_000);
 afterAll(async () => {
-  await Promise.all(apps.map((app) => app.stop()));
   await group?.stop();
 });
+const { standIn, start, serverForAll } = builtServerSuite((standIn) => ({
+  WEBHOOK_URL: standIn.webhookUrl,
+  REDIS_URL: group.nodes[0]!.url,
+  REDIS_SENTINELS: group.sentinels,
+  REDIS_SENTINEL_NAME: GROUP_NAME,
+  REDIS_MIN_REPLICAS: "1",
+  RELAY_MODE: "queued",
+  RELAY_ATTEMPT_SECONDS: "2",
+  TRUST_PROXY: "1",
+}));
+const instances = [serverForAll(), serverForAll()];
+const apps = () => instances.map((app) => app());
 
 const { success, storeUnavailable } = content.messages;
-let presses = 0;
 /** A press of the form by a visitor of an address of its own, with a fresh captcha token. */
 const press = (app: RunningApp, email: string) =>
-  signUp(
-    app.origin,
-    { ...visitorFields(SUITE_SECRET), email, hcaptchaToken: `P1_${++presses}` },
-    { client: `198.51.${presses >> 8}.${presses & 255}` },
-  );
+  signUp(app.origin, filledForm(email, `P1_${randomUUID()}`), { client: newClient() });
 
 /** Acknowledged, or refused in pt-BR with the e-mail kept: a visitor never sees anything else. */
 function acknowledged({ status, result }: SignupAnswer, email: string): boolean {
@@ -96,7 +87,7 @@ function connectedPorts(pid: number): number[] {
 
 describe("a Sentinel group with a replica required", () => {
   it("a REDIS_SENTINEL_NAME the Sentinels do not know stops start-up with one line naming them (unreachable: unit/durable-stores)", async () => {
-    const refusal = await startApp({ ...env, REDIS_SENTINEL_NAME: "outro" }).catch((error: Error) => error.message);
+    const refusal = await start({ REDIS_SENTINEL_NAME: "outro" }).catch((error: Error) => error.message);
     const each = group.sentinels.split(",").map((sentinel) => `${sentinel} knows no such primary`);
     expect(refusal).toContain(
       `Invalid configuration: no Sentinel of REDIS_SENTINELS names a primary REDIS_SENTINEL_NAME=outro (${each.join("; ")})`,
@@ -104,7 +95,7 @@ describe("a Sentinel group with a replica required", () => {
   });
 
   it("replicas that do not confirm, or are gone: 'Cadastro indisponível', /readyz 503; once one is back, the same press is accepted", async () => {
-    const [app] = apps as [RunningApp];
+    const [app] = apps() as [RunningApp];
     const email = "replica1.1@exemplo.com.br";
     const replicas = group.nodes.slice(1);
     // Frozen, they are still listed online: the press waits for WAIT, which they never answer.
@@ -166,7 +157,7 @@ describe("a Sentinel group with a replica required", () => {
         while (!stopped) {
           const email = `${fault}${++sent}@exemplo.com.br`;
           const sentAt = Date.now();
-          if (!acknowledged(await press(apps[sent % 2]!, email), email)) continue;
+          if (!acknowledged(await press(apps()[sent % 2]!, email), email)) continue;
           accepted.push(email);
           if (sentAt > faultAt) resumedAfterMs ??= Date.now() - faultAt;
         }
@@ -195,9 +186,9 @@ describe("a Sentinel group with a replica required", () => {
       const followed = new RegExp(
         `"event":"redis","state":"ready","primary":"[^"]+","previous":"[^"]+:${primary.port}"`,
       );
-      await Promise.all(apps.map((app) => app.printed(followed)));
+      await Promise.all(apps().map((app) => app.printed(followed)));
       // Every connection followed, BullMQ's blocking ones too, or that instance delivers nothing.
-      await until(() => apps.every((app) => !connectedPorts(app.process.pid!).includes(primary.port)), {
+      await until(() => apps().every((app) => !connectedPorts(app.process.pid!).includes(primary.port)), {
         what: "no connection left on the old primary",
       });
       await expectDelivered(accepted);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signUp } from "../harness/signup-client";
-import { builtServerSuite } from "./suite";
+import { builtServerSuite, filledForm } from "./suite";
 
 /**
  * The JSON-lines sink (no WEBHOOK_URL) against the built server on a full disk (a file size limit on the process):
@@ -14,7 +14,7 @@ const FALLBACK = {
   title: "Falha ao enviar",
   description: "Não foi possível enviar seu cadastro agora. Tente novamente.",
 };
-const { start, visitor } = builtServerSuite();
+const { start } = builtServerSuite();
 
 describe("the JSON-lines sink", () => {
   it("on a full disk writes each line whole or not at all, and answers 200 only for lines it wrote", async () => {
@@ -23,11 +23,7 @@ describe("the JSON-lines sink", () => {
     const answers: Array<{ email: string; status: number }> = [];
     for (let index = 0; index < 12; index++) {
       const email = `pessoa${index}@exemplo.com.br`;
-      const { status, result: body } = await signUp(app.origin, {
-        ...visitor(),
-        email,
-        hcaptchaToken: `token-${email}`,
-      });
+      const { status, result: body } = await signUp(app.origin, filledForm(email));
       answers.push({ email, status });
       if (status !== 200) expect(body.notice).toEqual(FALLBACK);
     }

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
 import { visitorFields } from "../harness/signup-client";
 import { startNginxBalancer, startRedis, type RunningNginx, type RunningRedis } from "../harness/real-servers";
@@ -8,12 +8,16 @@ import { standInPerFile } from "../harness/stand-in-per-file";
 /** The SIGNUP_SECRET every server of a suite gets unless a test says otherwise. */
 export const SUITE_SECRET = "server-suite-secret-0123456789abcdef";
 
-/** A server that relays to the stand-in and verifies captcha tokens with its siteverify. */
-export const withCaptcha = (standIn: StandIn) => ({
-  WEBHOOK_URL: standIn.webhookUrl,
-  HCAPTCHA_SECRET: "0xsecret",
-  HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
+/** The form as a person fills it in, with a solved captcha: the bot-trap fields of one who took a person's time. */
+export const filledForm = (email: string, hcaptchaToken = `P1_${email}`) => ({
+  ...visitorFields(SUITE_SECRET),
+  email,
+  hcaptchaToken,
 });
+
+let clients = 0;
+/** An address of its own for each visitor (sent as X-Forwarded-For): none spends another's share. */
+export const newClient = () => `198.51.${++clients >> 8}.${clients & 255}`;
 
 /**
  * For a test file that starts built servers: one stand-in webhook/siteverify
@@ -59,6 +63,19 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
   }
 
   return { standIn, start, startBalancer, serverForAll, visitor: () => visitorFields(SUITE_SECRET) };
+}
+
+/** What a visitor without JavaScript reads on a page the balancer wrote: its words, and the way back to the form. */
+export async function expectBalancerPage(answer: Promise<Response> | Response, status: number, title: string) {
+  const response = await answer;
+  const html = await response.text();
+  expect([response.status, response.headers.get("content-type"), response.headers.get("cache-control")]).toEqual([
+    status,
+    "text/html; charset=utf-8",
+    "no-store",
+  ]);
+  expect(html).toContain(`<h1>${title}</h1>`);
+  expect(html).toContain('<a href="/#cadastro">Voltar ao formulário</a>');
 }
 
 /**
