@@ -1,3 +1,4 @@
+import { RateLimiterMemory } from "rate-limiter-flexible";
 import { failureReason, postWithDeadline } from "~/server/http-client.server";
 import type { Metrics, SiteverifyResult } from "~/server/metrics.server";
 import type { Limit, SharedState } from "~/state/shared-state.server";
@@ -24,6 +25,8 @@ type CaptchaVerdict = SiteverifyAnswer | "no turn" | "over rate";
 export class CaptchaVerifier {
   private readonly gate = new CallGate(MAX_SITEVERIFY_IN_FLIGHT);
   private readonly callsPerAddress: Limit;
+  /** This instance's calls per sender's network this second, for turns only: an IPv6 /48's /64s wait as one sender. */
+  private readonly callsPerNetwork = new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: 1 });
 
   constructor(
     private readonly options: { secret: string; siteKey: string; verifyUrl: string },
@@ -40,12 +43,21 @@ export class CaptchaVerifier {
     });
   }
 
-  /** `address`: the sender's (clientKey); the less of its rate it has used, the sooner it gets a turn. */
-  async verify(token: string, remoteIp: string | null, address: string, deadline: number): Promise<CaptchaVerdict> {
-    const { verdict, used } = await this.callsPerAddress.take(address);
+  /**
+   * `sender`: its address (clientKey), whose rate a call spends, and its network (networkKey). The fewer calls the
+   * address and its network have made, the sooner it gets a turn.
+   */
+  async verify(
+    token: string,
+    remoteIp: string | null,
+    sender: { address: string; network: string },
+    deadline: number,
+  ): Promise<CaptchaVerdict> {
+    const { verdict, used } = await this.callsPerAddress.take(sender.address);
     if (verdict === "limited") return "over rate";
+    const { consumedPoints: usedByNetwork } = await this.callsPerNetwork.consume(sender.network);
     const until = Math.min(deadline, Date.now() + SITEVERIFY_TIMEOUT_MS);
-    return this.gate.run(used, until, () => this.ask(token, remoteIp, until - Date.now()));
+    return this.gate.run(Math.max(used, usedByNetwork), until, () => this.ask(token, remoteIp, until - Date.now()));
   }
 
   private async ask(token: string, remoteIp: string | null, timeoutMs: number): Promise<SiteverifyAnswer> {

@@ -247,14 +247,14 @@ export class Signup {
   }
 
   /** Null when the proof holds. Only a captcha costs a call, on its sender's rate (CaptchaVerifier). */
-  private async verify({ proof, remoteIp, address }: Candidate, deadline: number): Promise<PlainCode | null> {
+  private async verify({ proof, remoteIp, address, network }: Candidate, deadline: number): Promise<PlainCode | null> {
     if (proof.kind === "question") {
       const verdict = this.questions.check(proof.token, proof.answer);
       if (verdict === "correct") return null;
       return verdict === "wrong" ? "question-wrong" : "question-expired";
     }
     if (!this.captcha) return null;
-    const answer = await this.captcha.verify(proof.token, remoteIp, address, deadline);
+    const answer = await this.captcha.verify(proof.token, remoteIp, { address, network }, deadline);
     if (answer === "valid") return null;
     if (answer === "invalid") return "captcha-rejected";
     return answer === "over rate" ? "rate-limited" : "captcha-unreachable";
