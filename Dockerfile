@@ -5,9 +5,7 @@
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm's download cache lives in a build cache, not in a layer: the run-time stage's install below takes its packages
-# from it instead of the registry, and so do later builds on the same machine.
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY . .
@@ -17,7 +15,7 @@ FROM node:24.21.0-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Peer and optional packages (typescript, text-encoding polyfills) are build-time or unused by Node 24.
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=peer --omit=optional --no-audit --no-fund
+RUN npm ci --omit=dev --omit=peer --omit=optional --no-audit --no-fund && npm cache clean --force
 
 FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production \
