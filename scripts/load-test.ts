@@ -2,8 +2,8 @@
  * Launch-day load on loopback.
  *
  * `npm run test:load`: 2,000 valid sign-ups (`--signups=N`: N), 50 at a time,
- * through the built server to a local webhook. Passes when the webhook received exactly 2,000
- * distinct bodies and every sign-up was answered 200.
+ * through the built server to a local webhook. Passes when the webhook received
+ * exactly that many distinct bodies and every sign-up was answered 200.
  *
  * `npm run test:load -- --cluster`: the same 2,000 through nginx to three
  * instances sharing a redis-server; every tenth is also posted at the same
