@@ -2,12 +2,11 @@ import { createDelivery } from "~/delivery/delivery.server";
 import { warnIfRedisEvicts } from "~/delivery/redis-durability.server";
 import { Insight } from "~/insight/insight.server";
 import { FORM_REACHED_PATH } from "~/insight/paths";
-import { receiveViews } from "~/insight/view-log.server";
+import { countLoggedViews } from "~/insight/view-log.server";
 import { Signup } from "~/signup/pipeline.server";
 import { memoryState } from "~/state/memory-state.server";
 import { redisState } from "~/state/redis-state.server";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { PageCache } from "~/page/page-cache.server";
 import { isHttps, type RequestFields } from "~/server/client-address.server";
 import { installServerPlumbing } from "~/server/installer.server";
@@ -70,11 +69,11 @@ const edge = {
     [FORM_REACHED_PATH, { methods: ["POST"], answer: insight.formReachedAnswer }],
   ]),
   answered: (status: number, path: string) => NOT_VISITORS.has(path) || metrics.answered(status),
-  listening: (address: AddressInfo) => receiveViews(address, insight.viewLogged),
 };
 oncePerProcess(() => {
   guardProcess();
   installServerPlumbing(edge);
+  if (settings.PAGE_VIEWS_FOLDER) countLoggedViews(settings.PAGE_VIEWS_FOLDER, insight.viewLogged);
 });
 
 const sentinel = settings.REDIS_SENTINELS && {

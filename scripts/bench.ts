@@ -29,7 +29,7 @@ import autocannon from "autocannon";
 import { freePort, ROOT, SERVE_COMMAND } from "../tests/harness/app-server";
 import { waitForOk } from "../tests/harness/wait";
 import { findProgram } from "../tests/harness/programs";
-import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
+import { makePageViewsFolder, startNginxBalancer, startRedis } from "../tests/harness/real-servers";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { StandInClient, WEBHOOK_PATH } from "../tests/harness/stand-in";
 import { percentile, RIG_SECRET, startSignupRig } from "./lib/processes";
@@ -293,7 +293,7 @@ async function printRender(origin: string) {
   );
 }
 
-async function printGet(origin: string, appPid: number, html: Uint8Array, dir: string) {
+async function printGet(origin: string, appPid: number, html: Uint8Array, dir: string, pageViewsFolder: string) {
   // The same bytes for every server: the page as our server sends it, gzip-encoded.
   mkdirSync(join(dir, "www"));
   const { gzipSync } = await import("node:zlib");
@@ -301,7 +301,7 @@ async function printGet(origin: string, appPid: number, html: Uint8Array, dir: s
   writeFileSync(join(dir, "www", "index.html.gz"), gzipSync(html, { level: 9 }));
   const bare = await bareServer(join(dir, "www", "index.html.gz"));
   const nginxUrl = await nginxServer(dir);
-  const balancer = findProgram("nginx") ? await startNginxBalancer([origin]) : null;
+  const balancer = findProgram("nginx") ? await startNginxBalancer([origin], { pageViewsFolder }) : null;
   try {
     // A lone instance beside bare node:http, and the shipped nginx beside nginx from disk, each pair alternating, RUNS
     // times: the median run of each. (HEAD cannot be measured so: wrk and autocannon both wait for the body its
@@ -504,14 +504,16 @@ async function main() {
   if (!existsSync(`${ROOT}build/index.js`)) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
   chmodSync(dir, 0o755); // nginx's workers run unprivileged and must read the page
-  const rig = await startSignupRig();
+  // The views the shipped nginx logs in (d) are counted by the app, as in compose.yaml.
+  const pageViewsFolder = makePageViewsFolder();
+  const rig = await startSignupRig({ PAGE_VIEWS_FOLDER: pageViewsFolder });
   const { origin } = rig.app;
   try {
     const response = await fetch(`${origin}/`, { headers: { "accept-encoding": "identity" } });
     const html = new Uint8Array(await response.arrayBuffer());
     if (chosen.has("levels")) printLevels(html);
     if (chosen.has("render")) await printRender(origin);
-    if (chosen.has("get")) await printGet(origin, rig.app.process.pid!, html, dir);
+    if (chosen.has("get")) await printGet(origin, rig.app.process.pid!, html, dir, pageViewsFolder);
     if (chosen.has("signup")) await printSignup(rig);
     if (chosen.has("flood")) await printFlood(origin);
     if (chosen.has("frame")) await printFrame(origin);
@@ -520,7 +522,7 @@ async function main() {
   } finally {
     await rig.stop();
     for (const child of children) child.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
+    for (const folder of [dir, pageViewsFolder]) rmSync(folder, { recursive: true, force: true });
   }
 }
 

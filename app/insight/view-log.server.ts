@@ -1,34 +1,68 @@
-import { createSocket } from "node:dgram";
-import type { AddressInfo } from "node:net";
-import { logError } from "~/server/log.server";
+import { randomUUID } from "node:crypto";
+import { readdir, readFile, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { logError, logEvent, reasonOf } from "~/server/log.server";
 
 /** A page view the shipped nginx answered, as its access log tells it: the page's query, its Referer and Host. */
 export type LoggedView = { query: string; referer: string; host: string };
 
+/** nginx's log of one second's views: `<seconds since 1970>.log` (deploy/nginx.conf). */
+const SECOND_FILE = /^(\d+)\.log$/;
+/** A second's file is whole once every nginx worker's clock has left it: they read the time once per event loop. */
+const SETTLED_SECONDS = 2;
+const LOOK_EVERY_MS = 1_000;
+
 /**
- * Listens for the shipped nginx's page views (deploy/nginx.conf): one syslog datagram per view, over UDP at the
- * HTTP server's own address and port number, whose message is `{"query":…,"referer":…,"host":…}`, the query holding
- * only the campaign. Anything else arriving there is dropped.
+ * Counts the page views the shipped nginx logs into `folder`, which every instance shares (compose.yaml's
+ * `page-views` volume): one file per second, one line `{"query":…,"referer":…,"host":…}` per view, the query holding
+ * only the campaign. Once a second has passed, the first instance to rename its file counts it and deletes it, so each
+ * view is counted once whichever instances are up. Lines of another shape are skipped.
  */
-export function receiveViews(address: AddressInfo, viewed: (view: LoggedView) => void): void {
-  // Far more than Linux's default (about 200 KB, a few hundred datagrams): a flood of views waits here while the app
-  // is busy. The host's net.core.rmem_max caps it.
-  const socket = createSocket({ type: address.family === "IPv6" ? "udp6" : "udp4", recvBufferSize: 4 << 20 });
-  socket.on("message", (datagram) => {
-    const view = loggedView(datagram.toString("utf8"));
-    if (view) viewed(view);
-  });
-  // Views behind nginx go uncounted on this instance; the page and everything else still work.
-  socket.on("error", (error) => logError("view-log-error", error, { port: address.port }));
-  socket.bind(address.port, address.address);
-  socket.unref();
+export function countLoggedViews(folder: string, viewed: (view: LoggedView) => void): void {
+  let failing: string | null = null;
+  const look = () =>
+    countSettledViews(folder, viewed).then(
+      () => {
+        if (failing) logEvent("view-log-recovered", { folder });
+        failing = null;
+      },
+      (error: unknown) => {
+        // Once per kind of failure, not once a second: the page and everything else still work meanwhile.
+        if (reasonOf(error) !== failing) logError("view-log-error", error, { folder });
+        failing = reasonOf(error);
+      },
+    );
+  const lookLater = () => setTimeout(() => void look().then(lookLater), LOOK_EVERY_MS).unref();
+  lookLater();
 }
 
-/** The message after syslog's `<priority>timestamp tag: `, which holds no `{`. */
-function loggedView(datagram: string): LoggedView | null {
+/** Counts, then deletes, the files of the seconds that have passed which no other instance took first. */
+export async function countSettledViews(folder: string, viewed: (view: LoggedView) => void, now = Date.now()) {
+  const newestSettled = Math.floor(now / 1000) - SETTLED_SECONDS;
+  const claim = `.counting-${randomUUID()}`;
+  // Oldest first: a view is never counted before one nginx logged in an earlier second.
+  for (const name of (await readdir(folder)).sort()) {
+    const second = SECOND_FILE.exec(name)?.[1];
+    if (!second || Number(second) > newestSettled) continue;
+    const claimed = join(folder, name + claim);
+    try {
+      await rename(join(folder, name), claimed);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // another instance took it first
+      throw error;
+    }
+    const lines = await readFile(claimed, "utf8");
+    await unlink(claimed);
+    for (const line of lines.split("\n")) {
+      const view = loggedView(line);
+      if (view) viewed(view);
+    }
+  }
+}
+
+function loggedView(line: string): LoggedView | null {
   try {
-    const view = JSON.parse(datagram.slice(datagram.indexOf("{"))) as Partial<LoggedView>;
-    const { query, referer, host } = view;
+    const { query, referer, host } = JSON.parse(line) as Partial<LoggedView>;
     return typeof query === "string" && typeof referer === "string" && typeof host === "string"
       ? { query, referer, host }
       : null;

@@ -11,8 +11,6 @@ export type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
   earlyAnswers: ReadonlyMap<string, { methods: readonly string[]; answer: EarlyAnswer }>;
   /** Told the status and path of every answer sent, the refusals included (for /metrics). */
   answered: (status: number, path: string) => void;
-  /** Told the address the server listens on, once it does. */
-  listening?: (address: AddressInfo) => void;
 };
 
 /** remix-serve's own default when PORT is unset. */
@@ -100,7 +98,6 @@ export function guardedServer(edge: Edge, listener: http.RequestListener, option
   server.once("listening", () => {
     const address = server.address() as AddressInfo;
     logEvent("listening", { port: address.port });
-    edge.listening?.(address);
   });
   return server;
 }

@@ -108,6 +108,9 @@ const schema = z
       .refine((path) => !KERNEL_FOLDERS.test(path), {
         error: "is under /proc or /sys, which keep nothing: choose a folder on a disk or volume",
       }),
+    // Where the shipped nginx logs the page views it answers (deploy/nginx.conf); unset: only the views this
+    // instance renders are counted.
+    PAGE_VIEWS_FOLDER: z.string().trim().min(1).transform(fromAppRoot).optional(),
     SIGNUP_SOURCE: z
       .string()
       .trim()

@@ -101,6 +101,13 @@ export type RunningNginx = {
   stop: () => Promise<void>;
 };
 
+/** A folder for the page views nginx logs and apps count (PAGE_VIEWS_FOLDER), writable by nginx's workers. */
+export function makePageViewsFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), "page-views-"));
+  chmodSync(folder, 0o777);
+  return folder;
+}
+
 /** The load balancer's configuration shipped with compose.yaml, and its own error pages. */
 export const DEPLOY_NGINX_CONF = fileURLToPath(new URL("../../deploy/nginx.conf", import.meta.url));
 const BALANCER_PAGES = fileURLToPath(new URL(`../../${BALANCER_PAGES_FOLDER}`, import.meta.url));
@@ -111,7 +118,10 @@ const BALANCER_PAGES = fileURLToPath(new URL(`../../${BALANCER_PAGES_FOLDER}`, i
  * servers, its port and its working paths (temporary files, the page cache)
  * are replaced.
  */
-export async function startNginxBalancer(upstreams: string[]): Promise<RunningNginx> {
+export async function startNginxBalancer(
+  upstreams: string[],
+  { pageViewsFolder }: { pageViewsFolder?: string } = {},
+): Promise<RunningNginx> {
   const nginx = requireProgram("nginx", "nginx");
   const dir = mkdtempSync(join(tmpdir(), "nginx-"));
   // Run as root, nginx's workers are `nobody`: they write the page cache here and read the balancer's pages from
@@ -120,6 +130,9 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
   mkdirSync(join(dir, "tmp"));
   const balancerPages = join(dir, "balancer-pages");
   cpSync(BALANCER_PAGES, balancerPages, { recursive: true });
+  // Where the apps that count its page views look (their PAGE_VIEWS_FOLDER); none: logged, and counted by nobody.
+  const pageViews = pageViewsFolder ?? join(dir, "page-views");
+  mkdirSync(pageViews, { recursive: true, mode: 0o777 });
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
   // Each upstream block's servers become the given hosts, with that block's own parameters.
@@ -130,11 +143,7 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
     .join(" ");
   const config = shipped
     .replace(/^(?:\s*server \S+:3000 (.*);\n)+/gm, (_block, parameters: string) => servers(parameters))
-    // Page views are logged to app1 and app2: here to the given hosts in turn.
-    .replace(
-      /syslog:server=app(\d):3000/g,
-      (_, app: string) => `syslog:server=${hosts[(Number(app) - 1) % hosts.length]}`,
-    )
+    .replaceAll("/var/lib/prevly/page-views", pageViews)
     .replace(/listen 80;/, `listen 127.0.0.1:${port};`)
     .replace(/^http \{$/m, `http {\n  ${temp}`)
     .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)
@@ -143,7 +152,8 @@ export async function startNginxBalancer(upstreams: string[]): Promise<RunningNg
     /:3000\b/.test(config) ||
     !config.includes(String(port)) ||
     !config.includes(`${dir}/page-cache`) ||
-    !config.includes(balancerPages)
+    !config.includes(balancerPages) ||
+    !config.includes(`${pageViews}/$view_second.log`)
   )
     throw new Error("deploy/nginx.conf changed shape");
   writeFileSync(join(dir, "nginx.conf"), config);

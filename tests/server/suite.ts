@@ -41,8 +41,8 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
   }
 
   /** The shipped nginx in front of `upstreams` (origins), stopped after the test. */
-  async function startBalancer(upstreams: string[]): Promise<RunningNginx> {
-    const started = await startNginxBalancer(upstreams);
+  async function startBalancer(...args: Parameters<typeof startNginxBalancer>): Promise<RunningNginx> {
+    const started = await startNginxBalancer(...args);
     running.push(started);
     return started;
   }
