@@ -5,27 +5,16 @@ import {
   APP_SCRIPT,
   expect,
   expectSignedUpOnce,
+  holdRequests,
   signupForm,
   test,
   uniqueEmail,
   waitForHydration,
 } from "./fixtures";
 
-/**
- * The page opened with its scripts held back until `release()`: what the visitor does while they are on their way.
- * `requested` resolves once the browser asked for one.
- */
+/** The page opened with its scripts held back until `scripts.release()`. */
 async function openWithScriptsHeld(page: Page, tag: string) {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let asked = () => {};
-  const requested = new Promise<void>((resolve) => (asked = resolve));
-  await page.route(APP_SCRIPT, async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
-  const scripts = { requested, release };
+  const scripts = await holdRequests(page, APP_SCRIPT);
   await page.goto("/");
   return { scripts, form: signupForm(page), email: uniqueEmail(tag) };
 }

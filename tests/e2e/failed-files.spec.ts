@@ -8,6 +8,7 @@ import {
   APP_SCRIPT,
   expect,
   expectSignedUpOnce,
+  holdRequests,
   QUESTION,
   signupForm,
   test,
@@ -91,10 +92,8 @@ test("a refusal of the captcha answered before the scripts, which then fail: the
   page,
   standIn,
 }) => {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => (release = resolve));
-  // The first page's requests are gone with it by then: only the answer page's are fulfilled.
-  await page.route(APP_SCRIPT, (route) => held.then(() => route.fulfill({ status: 404 })).catch(() => {}));
+  // The first page's requests are gone with it by then: only the answer page's fail.
+  const scripts = await holdRequests(page, APP_SCRIPT, undefined, (route) => route.fulfill({ status: 404 }));
   await page.goto("/");
   const form = signupForm(page);
   const email = uniqueEmail("recusado");
@@ -102,7 +101,7 @@ test("a refusal of the captcha answered before the scripts, which then fail: the
   await afterMinimumTime(page);
   await form.email.press("Enter");
   await expect(page.getByText("Valide o captcha")).toBeVisible();
-  release();
+  scripts.release();
   await expect(form.answer).toBeFocused();
   await form.answerQuestion();
   await form.press();
