@@ -33,11 +33,11 @@ export const chromiumEngine: Engine = {
   name: "Chromium",
   launch({ httpsProxy, width, height }: LaunchOptions) {
     if (!chromiumPath) throw new Error("Chromium is not installed: npx playwright install chromium");
-    const window = [`--window-size=${width},${height}`, `--proxy-server=https=${httpsProxy}`];
+    const sizeAndProxy = [`--window-size=${width},${height}`, `--proxy-server=https=${httpsProxy}`];
     return launchWithPuppeteer({
       browser: "chrome",
       executablePath: chromiumPath,
-      args: [...chromiumFlags, ...window],
+      args: [...chromiumFlags, ...sizeAndProxy],
     });
   },
 };
