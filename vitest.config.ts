@@ -8,8 +8,8 @@ const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
  * runs two files at a time in processes they share, so a file puts back what it patches); `prometheus` checks the
  * shipped Prometheus configuration, alert rules and dashboard queries with promtool;
  * `server` starts the built server as `npm start` does, with redis-server,
- * nginx and Java where a suite needs them; `engines` signs up in Firefox and
- * WebKit against the built server.
+ * nginx and Java where a suite needs them; `engines` signs up in Chromium,
+ * Firefox and WebKit against the built server.
  */
 export default defineConfig({
   test: {

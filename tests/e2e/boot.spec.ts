@@ -1,31 +1,20 @@
-import type { Page } from "@playwright/test";
+import type { Page, Route } from "@playwright/test";
 import type { StandInClient } from "../harness/stand-in";
 import {
   afterMinimumTime,
   APP_SCRIPT,
   expect,
   expectSignedUpOnce,
+  holdRequests,
   signupForm,
   test,
   uniqueEmail,
   waitForHydration,
 } from "./fixtures";
 
-/**
- * The page opened with its scripts held back until `release()`: what the visitor does while they are on their way.
- * `requested` resolves once the browser asked for one.
- */
+/** The page opened with its scripts held back until `scripts.release()`. */
 async function openWithScriptsHeld(page: Page, tag: string) {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let asked = () => {};
-  const requested = new Promise<void>((resolve) => (asked = resolve));
-  await page.route(APP_SCRIPT, async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
-  const scripts = { requested, release };
+  const scripts = await holdRequests(page, APP_SCRIPT);
   await page.goto("/");
   return { scripts, form: signupForm(page), email: uniqueEmail(tag) };
 }
@@ -80,25 +69,38 @@ test("the script-only parts are there from the first paint; an e-mail half typed
   await finishWithCaptcha(page, standIn, email);
 });
 
-test("Enter before the scripts arrive is a plain post answered on screen; then the captcha signs up, exactly once", async ({
-  page,
-  standIn,
-}) => {
-  const { scripts, form, email } = await openWithScriptsHeld(page, "enter-cedo");
-  await form.email.fill(email);
-  await afterMinimumTime(page);
-  await form.email.press("Enter");
+for (const scriptsFail of [false, true]) {
+  test(`Enter before the scripts arrive is a plain post answered on screen; then ${scriptsFail ? "the scripts fail: the cursor goes from the captcha's place to the question, which signs up" : "the captcha signs up, exactly once"}`, async ({
+    page,
+    standIn,
+  }) => {
+    const fail = scriptsFail ? (route: Route) => route.fulfill({ status: 404 }) : undefined;
+    // The first page's requests are gone with it by then: only the answer page's are answered.
+    const scripts = await holdRequests(page, APP_SCRIPT, undefined, fail);
+    await page.goto("/");
+    const form = signupForm(page);
+    const email = uniqueEmail("enter-cedo");
+    await form.email.fill(email);
+    await afterMinimumTime(page);
+    await form.email.press("Enter");
 
-  await page.waitForURL(/\/\?index$/);
-  const notice = page.getByRole("alert");
-  await expect(notice).toContainText("Valide o captcha");
-  await expect(notice).toBeInViewport({ ratio: 1 });
-  await expect(form.email).toBeInViewport({ ratio: 1 });
-  await expect(form.email).toHaveValue(email);
+    await page.waitForURL(/\/\?index$/);
+    const notice = page.getByRole("alert");
+    await expect(notice).toContainText("Valide o captcha");
+    await expect(notice).toBeInViewport({ ratio: 1 });
+    await expect(form.email).toBeInViewport({ ratio: 1 });
+    await expect(form.email).toHaveValue(email);
 
-  scripts.release();
-  await waitForHydration(page);
-  // The answer stays where the visitor read it until the next one.
-  await expect(notice).toContainText("Valide o captcha");
-  await finishWithCaptcha(page, standIn, email);
-});
+    scripts.release();
+    if (scriptsFail) {
+      await expect(form.answer).toBeFocused();
+      await form.answerQuestion();
+      await form.press();
+      return expectSignedUpOnce(page, standIn, { email, hcaptchaToken: "" });
+    }
+    await waitForHydration(page);
+    // The answer stays where the visitor read it until the next one.
+    await expect(notice).toContainText("Valide o captcha");
+    await finishWithCaptcha(page, standIn, email);
+  });
+}

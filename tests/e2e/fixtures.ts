@@ -1,4 +1,4 @@
-import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import { test as base, expect, type Locator, type Page, type Request, type Route } from "@playwright/test";
 import { solveQuestion } from "../harness/question-solver";
 import { readEarlier } from "../harness/signup-client";
 import { StandInClient } from "../harness/stand-in";
@@ -55,10 +55,6 @@ export async function afterMinimumTime(page: Page): Promise<void> {
 
 export const QUESTION = /^Quanto é \S+ (mais|menos) \S+\?$/;
 
-/** The right answer to the question on screen, or one `offset` off it. */
-export const rightAnswer = async (page: Page, offset = 0) =>
-  String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset);
-
 /** The toast on screen (sonner keeps a dismissed one in the page a moment, marked removed). */
 export const shownToast = (page: Page) => page.locator('[data-sonner-toast][data-removed="false"]');
 
@@ -79,7 +75,8 @@ export const signupForm = (page: Page) => {
     answer,
     press,
     /** Answers the question on screen, `offset` off the right answer. */
-    answerQuestion: async (offset = 0) => answer.fill(await rightAnswer(page, offset)),
+    answerQuestion: async (offset = 0) =>
+      answer.fill(String(solveQuestion((await page.getByText(QUESTION).textContent())!) + offset)),
     /** Types the address, solves the (fake) captcha and presses 'Cadastrar'. */
     send: async (address: string) => {
       await email.fill(address);
@@ -139,4 +136,27 @@ export async function afterIdle(page: Page): Promise<void> {
         requestIdleCallback(() => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
       ),
   );
+}
+
+/**
+ * Holds the page's requests to `url` that `held` picks until `release()`, then lets `answer` answer them (by default
+ * the network): what the visitor sees and does while they are on their way. `requested` resolves once one was asked for.
+ */
+export async function holdRequests(
+  page: Page,
+  url: RegExp | string,
+  held: (request: Request) => boolean = () => true,
+  answer: (route: Route) => Promise<void> = (route) => route.fallback(),
+) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let asked = () => {};
+  const requested = new Promise<void>((resolve) => (asked = resolve));
+  await page.route(url, async (route) => {
+    if (!held(route.request())) return route.fallback();
+    asked();
+    // A request of a page the visitor has left by then can no longer be answered.
+    await released.then(() => answer(route)).catch(() => {});
+  });
+  return { requested, release };
 }

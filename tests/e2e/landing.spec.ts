@@ -24,6 +24,7 @@ const SECTIONS_IN_ORDER = [
   "Acesso antecipado",
   "Data de lançamento em primeira mão",
   "Dicas exclusivas de previdência",
+  "Usamos seu e-mail apenas para avisar sobre o lançamento.",
   "Política de Privacidade",
   "Termos de Uso",
   "LGPD — Lei nº 13.709/2018",
@@ -77,7 +78,7 @@ test("the landing page shows every section in order, in pt-BR; the form card sta
   }
 });
 
-// The server lane proves the status and the server's log line (tests/server/faults.test.ts); the console is the browser's.
+// The server lane proves the status and the server's log line (tests/server/headers.test.ts); the console is the browser's.
 test("an unknown nested path answers 404 with a way home, and is logged in the browser's console", async ({ page }) => {
   const errors: string[] = [];
   page.on("console", (message) => {

@@ -57,7 +57,7 @@ test.describe("with PUBLIC_URL", () => {
     await app?.stop();
   });
 
-  test("the link preview has a 1200×630 PNG under 300 KB, its size and alt text, og:url and canonical", async ({
+  test("the link preview has a 1200×630 PNG under 300 KB, its size and alt text, og:url and canonical, none of them from a forged Host", async ({
     page,
     request,
   }) => {
@@ -82,10 +82,9 @@ test.describe("with PUBLIC_URL", () => {
     expect(size).toEqual({ width: 1200, height: 630 });
     expect(await metaContent(page, "og:image:width")).toBe(String(size!.width));
     expect(await metaContent(page, "og:image:height")).toBe(String(size!.height));
-  });
 
-  test("a forged Host header never reaches the addresses, not even in the render shared with others", async () => {
-    // Node's client sends the Host it is given, as anyone's script can.
+    // A forged Host header never reaches the addresses, not even in the render shared with others: Node's client sends
+    // the Host it is given, as anyone's script can.
     const { hostname, port } = new URL(app.origin);
     const outgoing = httpGet({ hostname, port, path: "/", headers: { host: "atacante.exemplo" } });
     const forged = await text((await once(outgoing, "response"))[0] as IncomingMessage);

@@ -1,5 +1,6 @@
 import { chromium } from "@playwright/test";
 import { existsSync } from "node:fs";
+import { launchWithPuppeteer, type Engine, type LaunchOptions } from "./engine";
 
 /** Debian's package, as CI and these machines install it. */
 const DEBIAN_CHROMIUM = "/usr/bin/chromium";
@@ -26,3 +27,17 @@ export const chromiumFlags = [
   "--disable-sync",
   "--no-first-run",
 ];
+
+/** Chromium over CDP for the journeys every engine runs (tests/engines); HTTPS through the proxy, loopback never. */
+export const chromiumEngine: Engine = {
+  name: "Chromium",
+  launch({ httpsProxy, width, height }: LaunchOptions) {
+    if (!chromiumPath) throw new Error("Chromium is not installed: npx playwright install chromium");
+    const sizeAndProxy = [`--window-size=${width},${height}`, `--proxy-server=https=${httpsProxy}`];
+    return launchWithPuppeteer({
+      browser: "chrome",
+      executablePath: chromiumPath,
+      args: [...chromiumFlags, ...sizeAndProxy],
+    });
+  },
+};

@@ -151,7 +151,13 @@ export class StandIn {
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const raw = await text(request);
     const path = (request.url ?? "").split("?")[0];
-    if (request.method === "POST" && path === WEBHOOK_PATH) return this.answerWebhook(request, raw, response);
+    if (request.method === "POST" && path === WEBHOOK_PATH) {
+      await this.answerWebhook(request, raw, response).finally(() => {
+        this.webhookAnswersDone += 1;
+        this.arrivals.emit("webhook-done");
+      });
+      return;
+    }
     if (request.method === "POST" && path === SITEVERIFY_PATH) return this.answerSiteverify(raw, response);
     if (path === "/control/webhook" && request.method === "PUT") {
       this.webhook = JSON.parse(raw) as WebhookBehaviour;
@@ -171,15 +177,6 @@ export class StandIn {
   }
 
   private async answerWebhook(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
-    try {
-      await this.writeWebhookAnswer(request, raw, response);
-    } finally {
-      this.webhookAnswersDone += 1;
-      this.arrivals.emit("webhook-done");
-    }
-  }
-
-  private async writeWebhookAnswer(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {
     const behaviour = this.webhook;
     const hit: ReceivedWebhook = { headers: request.headers, raw, body: parsedOrNull(raw), at: Date.now(), status: 0 };
     this.received.webhook.push(hit);
