@@ -10,13 +10,18 @@ export type LoggedView = { query: string; referer: string; host: string };
 const SECOND_FILE = /^(\d+)\.log$/;
 /** A second's file is whole once every nginx worker's clock has left it: they read the time once per event loop. */
 const SETTLED_SECONDS = 2;
+/** A file an instance renamed to count it: `<second>.log.counting-<milliseconds since 1970 it was claimed>-<uuid>`. */
+const CLAIMED_FILE = /^(\d+\.log)\.counting-(\d+)-[\da-f-]+$/;
+/** An instance counts a file it claimed within milliseconds: one still there after this was left by one that died. */
+const ABANDONED_AFTER_MS = 60_000;
 const LOOK_EVERY_MS = 1_000;
 
 /**
  * Counts the page views the shipped nginx logs into `folder`, which every instance shares (compose.yaml's
  * `page-views` volume): one file per second, one line `{"query":…,"referer":…,"host":…}` per view, the query holding
- * only the campaign. Once a second has passed, the first instance to rename its file counts it and deletes it, so each
- * view is counted once whichever instances are up. Lines of another shape are skipped.
+ * only the campaign. Once a second has passed, the first instance to rename its file counts it once it has deleted it,
+ * so each view is counted once whichever instances are up, and a file whose instance died before deleting it is
+ * claimed again. Lines of another shape are skipped.
  */
 export function countLoggedViews(folder: string, viewed: (view: LoggedView) => void): void {
   let failing: string | null = null;
@@ -36,28 +41,37 @@ export function countLoggedViews(folder: string, viewed: (view: LoggedView) => v
   lookLater();
 }
 
-/** Counts, then deletes, the files of the seconds that have passed which no other instance took first. */
+/** Counts the files of the seconds that have passed, and those left claimed, which no other instance took first. */
 export async function countSettledViews(folder: string, viewed: (view: LoggedView) => void, now = Date.now()) {
-  const newestSettled = Math.floor(now / 1000) - SETTLED_SECONDS;
-  const claim = `.counting-${randomUUID()}`;
+  const claim = `.counting-${now}-${randomUUID()}`;
   // Oldest first: a view is never counted before one nginx logged in an earlier second.
   for (const name of (await readdir(folder)).sort()) {
-    const second = SECOND_FILE.exec(name)?.[1];
-    if (!second || Number(second) > newestSettled) continue;
-    const claimed = join(folder, name + claim);
+    const secondFile = dueSecondFile(name, now);
+    if (!secondFile) continue;
+    const claimed = join(folder, secondFile + claim);
+    let lines: string;
     try {
       await rename(join(folder, name), claimed);
+      lines = await readFile(claimed, "utf8");
+      // Counted only once deleted: an instance whose claim another took over as abandoned counts none of it.
+      await unlink(claimed);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // another instance took it first
       throw error;
     }
-    const lines = await readFile(claimed, "utf8");
-    await unlink(claimed);
     for (const line of lines.split("\n")) {
       const view = loggedView(line);
       if (view) viewed(view);
     }
   }
+}
+
+/** The name of the second's file `name` holds, if it is due for counting: its second has passed, or it was abandoned. */
+function dueSecondFile(name: string, now: number): string | null {
+  const second = SECOND_FILE.exec(name)?.[1];
+  if (second) return Number(second) <= Math.floor(now / 1000) - SETTLED_SECONDS ? name : null;
+  const [, file, claimedAt] = CLAIMED_FILE.exec(name) ?? [];
+  return file && Number(claimedAt) <= now - ABANDONED_AFTER_MS ? file : null;
 }
 
 function loggedView(line: string): LoggedView | null {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { countSettledViews, type LoggedView } from "~/insight/view-log.server";
 const folders: string[] = [];
 afterEach(() => folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true })));
 
-it("two instances sharing nginx's folder count each view of a past second once, skip other lines, and leave the seconds nginx may still write", async () => {
+it("two instances sharing nginx's folder count each view of a past second once, and a file a dead instance claimed; skip other lines, and leave the seconds nginx may still write and the files a live one counts", async () => {
   const folder = mkdtempSync(join(tmpdir(), "page-views-"));
   folders.push(folder);
   const now = 1_764_350_000_500;
@@ -17,12 +18,17 @@ it("two instances sharing nginx's folder count each view of a past second once, 
   writeFileSync(join(folder, `${second - 2}.log`), `${line("utm_source=b")}\n${line("utm_source=c")}\n`);
   writeFileSync(join(folder, `${second - 1}.log`), `${line("utm_source=late")}\n`);
   writeFileSync(join(folder, "notes.txt"), `${line("utm_source=other")}\n`);
+  const claimedAt = (ms: number, second: number) => `${second}.log.counting-${ms}-${randomUUID()}`;
+  const abandoned = claimedAt(now - 120_000, second - 125);
+  const beingCounted = claimedAt(now - 100, second - 3);
+  writeFileSync(join(folder, abandoned), `${line("utm_source=abandoned")}\n`);
+  writeFileSync(join(folder, beingCounted), `${line("utm_source=elsewhere")}\n`);
 
   const counted: LoggedView[] = [];
   const instance = () => countSettledViews(folder, (view) => counted.push(view), now);
   await Promise.all([instance(), instance()]);
 
   const queries = counted.map((view) => view.query).sort();
-  expect(queries).toEqual(["utm_source=a", "utm_source=b", "utm_source=c"]);
-  expect(readdirSync(folder).sort()).toEqual([`${second - 1}.log`, "notes.txt"]);
+  expect(queries).toEqual(["utm_source=a", "utm_source=abandoned", "utm_source=b", "utm_source=c"]);
+  expect(readdirSync(folder).sort()).toEqual([`${second - 1}.log`, beingCounted, "notes.txt"].sort());
 });
