@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { setImmediate } from "node:timers/promises";
 import { logError, logEvent, reasonOf } from "~/server/log.server";
 
 /** A page view the shipped nginx answered, as its access log tells it: the page's query, its Referer and Host. */
@@ -15,6 +16,11 @@ const CLAIMED_FILE = /^(\d+\.log)\.counting-(\d+)-[\da-f-]+$/;
 /** An instance counts a file it claimed within milliseconds: one still there after this was left by one that died. */
 const ABANDONED_AFTER_MS = 60_000;
 const LOOK_EVERY_MS = 1_000;
+/**
+ * A busy second's file holds tens of thousands of views: counted in one go, each file of a backlog held every request
+ * the instance was serving. They are served between batches of this many lines.
+ */
+const LINES_BETWEEN_YIELDS = 1_000;
 
 /**
  * Counts the page views the shipped nginx logs into `folder`, which every instance shares (compose.yaml's
@@ -59,7 +65,8 @@ export async function countSettledViews(folder: string, viewed: (view: LoggedVie
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // another instance took it first
       throw error;
     }
-    for (const line of lines.split("\n")) {
+    for (const [index, line] of lines.split("\n").entries()) {
+      if (index > 0 && index % LINES_BETWEEN_YIELDS === 0) await setImmediate();
       const view = loggedView(line);
       if (view) viewed(view);
     }

@@ -32,3 +32,24 @@ it("two instances sharing nginx's folder count each view of a past second once, 
   expect(queries).toEqual(["utm_source=a", "utm_source=abandoned", "utm_source=b", "utm_source=c"]);
   expect(readdirSync(folder).sort()).toEqual([`${second - 1}.log`, beingCounted, "notes.txt"].sort());
 });
+
+it("lets other work run while it counts a busy second, not only once the whole file is counted", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "page-views-"));
+  folders.push(folder);
+  const views = 10_000;
+  const line = JSON.stringify({ query: "utm_source=busy", referer: "", host: "prevly.com.br" });
+  writeFileSync(join(folder, "1764349990.log"), `${line}\n`.repeat(views));
+
+  let counted = 0;
+  let countedWhenOtherWorkRan: number | undefined;
+  await countSettledViews(
+    folder,
+    () => {
+      if (counted++ === 0) setImmediate(() => (countedWhenOtherWorkRan = counted));
+    },
+    1_764_350_000_000,
+  );
+
+  expect(counted).toBe(views);
+  expect(countedWhenOtherWorkRan).toBeLessThan(views);
+});
