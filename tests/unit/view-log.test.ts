@@ -7,10 +7,14 @@ import { countSettledViews, type LoggedView } from "~/insight/view-log.server";
 
 const folders: string[] = [];
 afterEach(() => folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true })));
-
-it("two instances sharing nginx's folder count each view of a past second once, and a file a dead instance claimed; skip other lines, and leave the seconds nginx may still write and the files a live one counts", async () => {
+function newFolder() {
   const folder = mkdtempSync(join(tmpdir(), "page-views-"));
   folders.push(folder);
+  return folder;
+}
+
+it("two instances sharing nginx's folder count each view of a past second once, and a file a dead instance claimed; skip other lines, and leave the seconds nginx may still write and the files a live one counts", async () => {
+  const folder = newFolder();
   const now = 1_764_350_000_500;
   const second = Math.floor(now / 1000);
   const line = (query: string) => JSON.stringify({ query, referer: "https://news.example/", host: "prevly.com.br" });
@@ -18,9 +22,9 @@ it("two instances sharing nginx's folder count each view of a past second once, 
   writeFileSync(join(folder, `${second - 2}.log`), `${line("utm_source=b")}\n${line("utm_source=c")}\n`);
   writeFileSync(join(folder, `${second - 1}.log`), `${line("utm_source=late")}\n`);
   writeFileSync(join(folder, "notes.txt"), `${line("utm_source=other")}\n`);
-  const claimedAt = (ms: number, second: number) => `${second}.log.counting-${ms}-${randomUUID()}`;
-  const abandoned = claimedAt(now - 120_000, second - 125);
-  const beingCounted = claimedAt(now - 100, second - 3);
+  const claimed = (ofSecond: number, atMs: number) => `${ofSecond}.log.counting-${atMs}-${randomUUID()}`;
+  const abandoned = claimed(second - 125, now - 120_000);
+  const beingCounted = claimed(second - 3, now - 100);
   writeFileSync(join(folder, abandoned), `${line("utm_source=abandoned")}\n`);
   writeFileSync(join(folder, beingCounted), `${line("utm_source=elsewhere")}\n`);
 
@@ -34,8 +38,7 @@ it("two instances sharing nginx's folder count each view of a past second once, 
 });
 
 it("lets other work run while it counts a busy second, not only once the whole file is counted", async () => {
-  const folder = mkdtempSync(join(tmpdir(), "page-views-"));
-  folders.push(folder);
+  const folder = newFolder();
   const views = 10_000;
   const line = JSON.stringify({ query: "utm_source=busy", referer: "", host: "prevly.com.br" });
   writeFileSync(join(folder, "1764349990.log"), `${line}\n`.repeat(views));
