@@ -39,12 +39,18 @@ export function countLoggedViews(folder: string, viewed: (view: LoggedView) => v
       },
       (error: unknown) => {
         // Once per kind of failure, not once a second: the page and everything else still work meanwhile.
-        if (reasonOf(error) !== failing) logError("view-log-error", error, { folder });
-        failing = reasonOf(error);
+        if (kindOf(error) !== failing) logError("view-log-error", error, { folder });
+        failing = kindOf(error);
       },
     );
   const lookLater = () => setTimeout(() => void look().then(lookLater), LOOK_EVERY_MS).unref();
   lookLater();
+}
+
+/** A failure's kind, without the paths its message names: each look claims under a name of its own. */
+function kindOf(error: unknown): string {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return code && syscall ? `${syscall} ${code}` : reasonOf(error);
 }
 
 /** Counts the files of the seconds that have passed, and those left claimed, which no other instance took first. */

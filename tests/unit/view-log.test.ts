@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { countSettledViews, type LoggedView } from "~/insight/view-log.server";
+import { afterEach, expect, it, vi } from "vitest";
+import { countLoggedViews, countSettledViews, type LoggedView } from "~/insight/view-log.server";
 
 const folders: string[] = [];
-afterEach(() => folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true })));
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true }));
+});
 function newFolder() {
   const folder = mkdtempSync(join(tmpdir(), "page-views-"));
   folders.push(folder);
@@ -55,4 +59,30 @@ it("lets other work run while it counts a busy second, not only once the whole f
 
   expect(counted).toBe(views);
   expect(countedWhenOtherWorkRan).toBeLessThan(views);
+});
+
+it("logs a failure that recurs at every look once, and its end once", async () => {
+  vi.useFakeTimers({ toFake: ["setTimeout", "Date"] });
+  const logged: string[] = [];
+  vi.spyOn(console, "log").mockImplementation((line: string) => void logged.push(JSON.parse(line).event));
+  const folder = newFolder();
+  // Due, and too long a name to claim under: the rename fails each look, naming a claim of that look's own.
+  const unclaimable = join(folder, `${"0".repeat(240)}1764349000.log`);
+  writeFileSync(unclaimable, "");
+  let counted = 0;
+  countLoggedViews(folder, () => counted++);
+  const ioDone = () => new Promise((resolve) => setImmediate(resolve));
+  // A look's view, in a file counted just before the unclaimable one; the look has ended once the next is due.
+  const look = async () => {
+    writeFileSync(join(folder, "0.log"), JSON.stringify({ query: "", referer: "", host: "prevly.com.br" }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    while (vi.getTimerCount() === 0) await ioDone();
+  };
+
+  for (let times = 0; times < 3; times++) await look();
+  unlinkSync(unclaimable);
+  await look();
+
+  expect(counted).toBe(4);
+  expect(logged).toEqual(["view-log-error", "view-log-recovered"]);
 });
