@@ -547,7 +547,7 @@ describe("limits that fit real networks", () => {
     if (other) expect((await genuine(signup, other)).status).toBe(200);
   });
 
-  it("forged tokens from many /64s of one IPv6 /48 wait for siteverify's turns as one sender: a visitor from elsewhere goes before the newer ones", async () => {
+  it(`forged tokens from many /64s of one IPv6 /48 never have more than ${MAX_SITEVERIFY_IN_FLIGHT} siteverify calls in flight, and wait for its turns as one sender: a visitor from elsewhere goes before the newer ones`, async () => {
     standIn.siteverify = { success: true, genuinePrefix: "genuine-", hold: true };
     const signup = verifying();
     const subnet = (index: number) => from(`2001:db8:48:${index.toString(16)}::1`);
@@ -566,6 +566,7 @@ describe("limits that fit real networks", () => {
     standIn.releaseSiteverify();
     expect((await person).status).toBe(200);
     await Promise.all([turnsTaken, newer]);
+    expect(standIn.siteverifyPeak).toBe(MAX_SITEVERIFY_IN_FLIGHT);
   });
 
   it("a bot at a visitor's address posting 5 forged tokens a second costs 40 genuine visitors there, arriving 2 a second, nothing: all are relayed", async () => {
