@@ -3,7 +3,7 @@
 export type Sample = { name: string; labels: Record<string, string>; value: number };
 
 /** Every sample line of a /metrics text. */
-function parseMetrics(text: string): Sample[] {
+export function parseMetrics(text: string): Sample[] {
   return text
     .split("\n")
     .map((line) => /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line))

@@ -1,13 +1,15 @@
 import { get, request as httpRequest, type IncomingMessage } from "node:http";
+import { decodeHTML } from "entities";
 import { describe, expect, it } from "vitest";
+import { content } from "~/content";
 import { documentCsp } from "~/server/security-headers.server";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { builtServerSuite } from "./suite";
 
 /**
  * The edge as the built server shows it, one case per seam: a refused method, a post from another site, the page
- * answered before Remix, a Remix-rendered 404, and the headers every answer carries. Each spelling the edge decides
- * alone: unit/guards; the policy's words: unit/helpers.
+ * answered before Remix, a Remix-rendered 404, and the headers every answer carries; and the head a link preview or
+ * a home screen reads. Each spelling the edge decides alone: unit/guards; the policy's words: unit/helpers.
  */
 
 const PUBLIC_URL = "https://prevly.example";
@@ -29,6 +31,31 @@ const secured = (hsts: boolean) => [
   ...["nosniff", "strict-origin-when-cross-origin", "DENY", expect.stringContaining("camera=()"), null, null],
   hsts ? "max-age=63072000; includeSubDomains" : null,
 ];
+
+/** What WhatsApp still shows as a preview. */
+const MAX_SHARE_IMAGE_BYTES = 300 * 1024;
+const { title: TITLE, shareImageAlt: ALT } = content.meta;
+
+/** Width and height from a PNG's header (its IHDR chunk), or null when it is no PNG. */
+function pngSize(bytes: Buffer): { width: number; height: number } | null {
+  const signature = "89504e470d0a1a0a";
+  if (bytes.subarray(0, 8).toString("hex") !== signature || bytes.subarray(12, 16).toString() !== "IHDR") return null;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** A page's title, its meta tags' content by name or property, and its links' addresses by rel. */
+function headOf(html: string) {
+  const tags = [...html.matchAll(/<(meta|link) ([^>]*)>/g)].map(([, kind, attributes]) => {
+    const pairs = [...attributes!.matchAll(/([\w:-]+)="([^"]*)"/g)].map(([, name, value]) => [name, value]);
+    return { kind, ...Object.fromEntries(pairs) } as Record<string, string>;
+  });
+  const meta = tags
+    .filter((tag) => tag.kind === "meta")
+    .map((tag) => [tag.property ?? tag.name, decodeHTML(tag.content ?? "")]);
+  const links = tags.filter((tag) => tag.kind === "link").map((tag) => [tag.rel, tag.href]);
+  const title = decodeHTML(/<title>([^<]*)<\/title>/.exec(html)?.[1] ?? "");
+  return { title, meta: Object.fromEntries(meta) as Record<string, string>, links: Object.fromEntries(links) };
+}
 
 describe("the built server's answers", () => {
   it("the page, its data and the 404 carry the security headers, HSTS only over HTTPS as the trusted proxy says; the page's policy hashes its own inline scripts", async () => {
@@ -111,6 +138,28 @@ describe("the built server's answers", () => {
   });
 });
 
+describe("the head", () => {
+  it("carries title, description, theme colour, favicon and a 180×180 home-screen icon; without PUBLIC_URL a plain card, and no picture, canonical address or og:url", async () => {
+    const { origin } = untrusting();
+    const { title, meta, links } = headOf(await (await fetch(`${origin}/`)).text());
+    expect(title).toBe(TITLE);
+    expect(meta).toMatchObject({
+      description: expect.stringContaining("previdência privada"),
+      "og:title": TITLE,
+      "og:locale": "pt_BR",
+      "twitter:card": "summary",
+      "theme-color": expect.stringMatching(/^#[0-9a-f]{6}$/i),
+    });
+    for (const property of ["og:image", "og:image:width", "og:image:height", "og:image:alt", "og:url"])
+      expect(meta, property).not.toHaveProperty(property);
+    expect(links).not.toHaveProperty("canonical");
+    expect((await fetch(origin + links.icon)).headers.get("content-type")).toContain("image/svg+xml");
+    const touchIcon = await fetch(origin + links["apple-touch-icon"]);
+    expect(touchIcon.headers.get("content-type")).toBe("image/png");
+    expect(pngSize(Buffer.from(await touchIcon.arrayBuffer()))).toEqual({ width: 180, height: 180 });
+  });
+});
+
 describe("the page answered before Remix", () => {
   type Raw = { status: number; headers: string[]; body: Buffer };
   /** The answer as sent: its header lines in order (but Date; names in one case, as HTTP reads them) and its bytes, still compressed. */
@@ -161,5 +210,29 @@ describe("the page answered before Remix", () => {
     }
     expect(reachedRemix("utm_source=early")).toBe(0);
     expect(counted).toBe(6);
+  });
+
+  it("a render asked for with a forged Host, and the answers shared from it, carry PUBLIC_URL's link preview alone: a 1200×630 PNG under 300 KB, its size and alt text, og:url and canonical", async () => {
+    const forged = (await fromRemix("GET", { host: "atacante.exemplo" })).body.toString();
+    const shared = await (await fetch(`${app().origin}/`)).text();
+    expect([forged, shared].filter((html) => html.includes("atacante.exemplo"))).toEqual([]);
+    const { meta, links } = headOf(forged);
+    expect(links.canonical).toBe(`${PUBLIC_URL}/`);
+    expect(meta).toMatchObject({
+      "og:url": `${PUBLIC_URL}/`,
+      "og:image": `${PUBLIC_URL}/og-image.png`,
+      "og:image:type": "image/png",
+      "og:image:alt": ALT,
+      "twitter:image:alt": ALT,
+      "twitter:card": "summary_large_image",
+    });
+    const image = await fetch(`${app().origin}/og-image.png`);
+    // Crawlers and browsers may keep it an hour; a new picture reaches them within that.
+    const headers = ["content-type", "cache-control"].map((name) => image.headers.get(name));
+    expect([image.status, ...headers]).toEqual([200, "image/png", "public, max-age=3600"]);
+    const bytes = Buffer.from(await image.arrayBuffer());
+    expect(bytes.byteLength).toBeLessThan(MAX_SHARE_IMAGE_BYTES);
+    expect(pngSize(bytes)).toEqual({ width: 1200, height: 630 });
+    expect([meta["og:image:width"], meta["og:image:height"]]).toEqual(["1200", "630"]);
   });
 });

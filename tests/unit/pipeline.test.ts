@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDelivery } from "~/delivery/delivery.server";
 import { parseSettings, withSigningSecret } from "~/server/settings.server";
 import { BotTrap, FORM_MAX_AGE_MS, MIN_SUBMIT_MS } from "~/signup/bot-trap.server";
-import { MAX_SITEVERIFY_IN_FLIGHT, SITEVERIFY_BURST, SITEVERIFY_CALLS_PER_SECOND } from "~/signup/captcha.server";
+import {
+  CallGate,
+  MAX_SITEVERIFY_IN_FLIGHT,
+  SITEVERIFY_BURST,
+  SITEVERIFY_CALLS_PER_SECOND,
+} from "~/signup/captcha.server";
 import { Signup } from "~/signup/pipeline.server";
 import {
   FallbackQuestions,
@@ -547,18 +552,22 @@ describe("limits that fit real networks", () => {
     if (other) expect((await genuine(signup, other)).status).toBe(200);
   });
 
-  it("forged tokens from many /64s of one IPv6 /48 wait for siteverify's turns as one sender: a visitor from elsewhere goes before the newer ones", async () => {
+  it(`forged tokens from many /64s of one IPv6 /48 never have more than ${MAX_SITEVERIFY_IN_FLIGHT} siteverify calls in flight, and wait for its turns as one sender: a visitor from elsewhere goes before the newer ones`, async () => {
     standIn.siteverify = { success: true, genuinePrefix: "genuine-", hold: true };
     const signup = verifying();
     const subnet = (index: number) => from(`2001:db8:48:${index.toString(16)}::1`);
+    const turnsAsked = vi.spyOn(CallGate.prototype, "run");
+    const asked = async (count: number) => {
+      while (turnsAsked.mock.calls.length < count) await new Promise((resolve) => setImmediate(resolve));
+    };
     const turnsTaken = forgedAtOnce(signup, MAX_SITEVERIFY_IN_FLIGHT, subnet);
     await standIn.arrived("siteverify", MAX_SITEVERIFY_IN_FLIGHT);
     const person = genuine(signup, from("203.0.113.50"), "genuine-1");
     // Newer than the visitor, each the first of its /64 (which, alone, would rank it with the visitor and after):
     // waiting for a turn once the visitor is.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await asked(MAX_SITEVERIFY_IN_FLIGHT + 1);
     const newer = forgedAtOnce(signup, 5, (index) => subnet(0x100 + index));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await asked(MAX_SITEVERIFY_IN_FLIGHT + 6);
     standIn.releaseSiteverify(1);
     await standIn.arrived("siteverify", MAX_SITEVERIFY_IN_FLIGHT + 1);
     expect(standIn.received.siteverify[MAX_SITEVERIFY_IN_FLIGHT]!.form.response).toBe("genuine-1");
@@ -566,6 +575,7 @@ describe("limits that fit real networks", () => {
     standIn.releaseSiteverify();
     expect((await person).status).toBe(200);
     await Promise.all([turnsTaken, newer]);
+    expect(standIn.siteverifyPeak).toBe(MAX_SITEVERIFY_IN_FLIGHT);
   });
 
   it("a bot at a visitor's address posting 5 forged tokens a second costs 40 genuine visitors there, arriving 2 a second, nothing: all are relayed", async () => {
