@@ -102,8 +102,8 @@ export type RunningNginx = {
 };
 
 /** A folder for the page views nginx logs and apps count (PAGE_VIEWS_FOLDER), writable by nginx's workers. */
-export function makePageViewsFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), "page-views-"));
+export function makePageViewsFolder(parent = tmpdir()): string {
+  const folder = mkdtempSync(join(parent, "page-views-"));
   chmodSync(folder, 0o777);
   return folder;
 }
@@ -131,8 +131,7 @@ export async function startNginxBalancer(
   const balancerPages = join(dir, "balancer-pages");
   cpSync(BALANCER_PAGES, balancerPages, { recursive: true });
   // Where the apps that count its page views look (their PAGE_VIEWS_FOLDER); none: logged, and counted by nobody.
-  const pageViews = pageViewsFolder ?? join(dir, "page-views");
-  mkdirSync(pageViews, { recursive: true, mode: 0o777 });
+  const pageViews = pageViewsFolder ?? makePageViewsFolder(dir);
   const port = await freePort();
   const shipped = readFileSync(DEPLOY_NGINX_CONF, "utf8");
   // Each upstream block's servers become the given hosts, with that block's own parameters.
