@@ -5,7 +5,8 @@
  *   get         GET / (a) our server (remix-serve), (b) bare node:http answering the same bytes
  *               from memory, (c) nginx serving the same bytes from disk (when installed),
  *               (d) the shipped nginx (deploy/nginx.conf, its page cache) in front of our server;
- *               and our server with a unique `fbclid` per request (a campaign link)
+ *               and our server with a unique `fbclid` per request (a campaign link); then HEAD / and GET /
+ *               revalidated (304) on (a) beside (b), read by a client of our own (scripts/lib/bodiless-load.ts)
  *   signup      added latency over the webhook's own round trip (one at a time), and
  *               throughput at 50 concurrent; the same with REDIS_URL (a local
  *               redis-server), beside GET / on that instance; queued delivery
@@ -39,6 +40,7 @@ import { firstFrame, type FirstFrame } from "./lib/first-frame";
 import { firstTap, type FirstTap } from "./lib/first-tap";
 import { freshAndCachedFirstByte } from "./lib/fresh-render";
 import { neighbours } from "./lib/neighbours";
+import { bodilessLoad, type BodilessKind } from "./lib/bodiless-load";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TAPS = Number(process.env.BENCH_TAPS ?? 7);
@@ -146,10 +148,15 @@ function spawnChild(command: string, args: string[], options: Parameters<typeof 
 
 async function bareServer(gzipFile: string): Promise<{ url: string; pid: number }> {
   const port = await freePort();
+  // Node leaves out the body of an answer to HEAD by itself; a revalidation with its ETag is answered 304.
   const code = `
     const body = require("node:fs").readFileSync(${JSON.stringify(gzipFile)});
-    const headers = { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip", "content-length": body.length, vary: "Accept-Encoding" };
-    require("node:http").createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).listen(${port}, "127.0.0.1");`;
+    const etag = '"bare"';
+    const headers = { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip", "content-length": body.length, vary: "Accept-Encoding", etag };
+    require("node:http").createServer((req, res) => {
+      if (req.headers["if-none-match"] === etag) { res.writeHead(304, { etag, vary: "Accept-Encoding" }); return res.end(); }
+      res.writeHead(200, headers); res.end(body);
+    }).listen(${port}, "127.0.0.1");`;
   const child = spawnChild(process.execPath, ["-e", code]);
   const url = `http://127.0.0.1:${port}/`;
   await waitForOk(url);
@@ -176,6 +183,34 @@ http {
   const url = `http://127.0.0.1:${port}/`;
   await waitForOk(url);
   return url;
+}
+
+/** HEAD / and a 304 to GET / on a lone instance beside bare node:http, alternated RUNS times. */
+async function printBodiless(origin: string, appPid: number, bare: { url: string; pid: number }) {
+  const measure = async (url: string, kind: BodilessKind, pid: number) => {
+    const settings = { connections: CONNECTIONS, acceptEncoding: ACCEPT };
+    await bodilessLoad(url, kind, { ...settings, seconds: 2 }); // warm-up
+    const cpuBefore = cpuMicrosOf(pid);
+    const result = await bodilessLoad(url, kind, { ...settings, seconds: SECONDS });
+    return { ...result, cpuMicros: (cpuMicrosOf(pid) - cpuBefore) / (result.perSecond * SECONDS) };
+  };
+  console.log(
+    `\nHEAD / and GET / revalidated with the ETag last seen, ${CONNECTIONS} connections, ${SECONDS} s each, alternated`,
+  );
+  console.log("| answer | (a) our server, req/s per run | (b) bare node:http | a/b per run | CPU µs, (a); (b) |");
+  console.log("|---|---|---|---|---|");
+  for (const kind of ["HEAD", "304"] as const) {
+    const runs: Array<[Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>]> = [];
+    for (let run = 0; run < RUNS; run++)
+      runs.push([await measure(`${origin}/`, kind, appPid), await measure(bare.url, kind, bare.pid)]);
+    const column = (pick: (pair: (typeof runs)[number]) => number, digits = 0) =>
+      runs.map((pair) => fmt(pick(pair), digits)).join(" / ");
+    const statuses = JSON.stringify(runs[0]![0].statuses);
+    console.log(
+      `| ${kind} (our statuses, run 1: ${statuses}) | ${column(([a]) => a.perSecond)} | ${column(([, b]) => b.perSecond)} | ` +
+        `${column(([a, b]) => a.perSecond / b.perSecond, 2)} | ${column(([a]) => a.cpuMicros)}; ${column(([, b]) => b.cpuMicros)} |`,
+    );
+  }
 }
 
 async function coldStart(): Promise<number> {
@@ -304,8 +339,7 @@ async function printGet(origin: string, appPid: number, html: Uint8Array, dir: s
   const balancer = findProgram("nginx") ? await startNginxBalancer([origin], { pageViewsFolder }) : null;
   try {
     // A lone instance beside bare node:http, and the shipped nginx beside nginx from disk, each pair alternating, RUNS
-    // times: the median run of each. (HEAD cannot be measured so: wrk and autocannon both wait for the body its
-    // Content-Length announces.)
+    // times: the median run of each.
     const runs: Record<"a" | "b" | "c" | "d", LoadResult[]> = { a: [], b: [], c: [], d: [] };
     for (let run = 0; run < RUNS; run++) {
       runs.a.push(await load(`${origin}/`, { pid: appPid }));
@@ -358,6 +392,7 @@ async function printGet(origin: string, appPid: number, html: Uint8Array, dir: s
         `${c && d ? `, d/c = ${fmt(d.perSecond / c.perSecond, 3)} (target ≥ 0.8)` : ""}`,
     );
     console.log(`unique fbclid / plain / = ${fmt(campaign!.perSecond / a!.perSecond, 3)}`);
+    await printBodiless(origin, appPid, bare);
   } finally {
     await balancer?.stop();
   }
