@@ -98,9 +98,12 @@ for (const { what, validFrom } of STALE_PAGES) {
     const email = uniqueEmail("pagina-velha");
     await form.email.fill(email);
     await form.captcha.click();
+    const staleFields = await page.locator('input[name="from__confirm"]').inputValue();
     await form.press();
     await expect(page.getByText("Página desatualizada")).toBeVisible();
     await expect(form.email).toHaveValue(email);
+    // The fresh fields in place before the second press (a person reads the notice first).
+    await expect(page.locator('input[name="from__confirm"]')).not.toHaveValue(staleFields);
 
     await form.press();
     await expectSignedUpOnce(page, standIn, { email });
