@@ -77,10 +77,6 @@ exit $code`;
       "-v",
       `${join(clone, "src")}:/src`,
       image,
-      // At the lowest CPU priority: CI runs it beside `npm test`, whose lanes have deadlines (.ci/run).
-      "nice",
-      "-n",
-      "19",
       "bash",
       "-c",
       script,
