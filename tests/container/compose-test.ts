@@ -241,7 +241,9 @@ async function main(): Promise<void> {
       // take one (which one nginx picks is its own affair), or a view logged to the other is (other). Both counted:
       // both apps scraped with the token. The panels read recording rules; the shipped alert rules are loaded beside them.
       let campaignSignups = 0;
-      const campaignKnownBy = () => instantQuery('count(signups_accepted_total{utm_campaign="lancamento"})');
+      // Each instance shows two series of it (JavaScript on and off): counted by instance.
+      const campaignKnownBy = () =>
+        instantQuery('count(count by (instance) (signups_accepted_total{utm_campaign="lancamento"}))');
       await until(
         async () => {
           const known = (await campaignKnownBy()) as Array<{ value: [number, string] }>;
