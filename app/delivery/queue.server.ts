@@ -48,7 +48,7 @@ export const QUEUE_NAME = "delivery";
  * With REDIS_MIN_REPLICAS, how long a sign-up waits for the replicas to confirm its job (Redis's WAIT): well within
  * the shared state's command bound, and a visitor's patience.
  */
-export const REPLICA_WAIT_MS = 500;
+const REPLICA_WAIT_MS = 500;
 
 /** What became of a dead letter ops asked about; `gone`: no job has that id (dropped, or never one). */
 export type Resolution = "re-queued" | "dropped" | "already re-queued" | "already delivered" | "gone";

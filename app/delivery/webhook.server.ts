@@ -103,7 +103,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /** `X-Signup-Signature`, Stripe's scheme, under a secret of its own (docs/delivery.md, "What the webhook receives"). */
-export function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
+function webhookSignature(secret: string, rawBody: string, unixSeconds: number): string {
   const mac = createHmac("sha256", secret).update(`${unixSeconds}.${rawBody}`).digest("hex");
   return `t=${unixSeconds},v1=${mac}`;
 }

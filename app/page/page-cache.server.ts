@@ -36,7 +36,7 @@ type RenderedPage = {
 /** What a request for the page says of the answer it may take. */
 type PageAsk = { ifNoneMatch: string | null; acceptEncoding: string | null; https: boolean };
 /** `headerLines`: the headers as Node's `writeHead` takes them, names and values in turn. */
-export type PageAnswer = {
+type PageAnswer = {
   status: number;
   headers: Headers;
   headerLines: string[];

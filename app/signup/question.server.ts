@@ -23,7 +23,7 @@ export const QUESTION_RELAYS_PER_NETWORK = { perMinute: 4, perHour: 20 } as cons
 type Verdict = "allowed" | "limited" | "unavailable";
 
 /** Who sent an answer, as its budgets count it: the sender's address and its network (clientKey, networkKey). */
-export type Sender = { address: string; network: string };
+type Sender = { address: string; network: string };
 
 /**
  * The question's relays, for the whole deployment (while Redis is away, none): its sender's address's share of them,
@@ -64,7 +64,7 @@ export function questionRelayBudget(state: SharedState) {
   };
 }
 
-export const NUMBER_WORDS =
+const NUMBER_WORDS =
   "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze quinze dezesseis dezessete dezoito dezenove vinte".split(
     " ",
   );

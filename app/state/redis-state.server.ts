@@ -104,7 +104,7 @@ class RedisTimedByItsAnswers extends RedisWithDuplicates {
 }
 
 /** A Sentinel group (REDIS_SENTINELS): where the primary is now, asked again on every reconnection. */
-export type SentinelGroup = {
+type SentinelGroup = {
   sentinels: Array<{ host: string; port: number }>;
   name: string;
   sentinelUsername?: string;
@@ -118,7 +118,7 @@ type SentinelAnswer =
   | { primary: null; trouble: string; misconfigured: boolean };
 
 /** Asks each Sentinel in turn where the primary is, until one names it. */
-export async function askSentinels(group: SentinelGroup): Promise<SentinelAnswer> {
+async function askSentinels(group: SentinelGroup): Promise<SentinelAnswer> {
   const troubles: string[] = [];
   let answered = 0;
   for (const { host, port } of group.sentinels) {

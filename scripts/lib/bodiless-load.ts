@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 
 export type BodilessKind = "HEAD" | "304";
-export type BodilessResult = { perSecond: number; statuses: Record<number, number> };
+type BodilessResult = { perSecond: number; statuses: Record<number, number> };
 
 /**
  * Answers a second to requests whose answer has no body, on `connections` keep-alive connections for `seconds`:

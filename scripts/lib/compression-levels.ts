@@ -1,6 +1,6 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 
-export type LevelFigure = { codec: "brotli" | "gzip"; level: number; medianMs: number; maxMs: number; bytes: number };
+type LevelFigure = { codec: "brotli" | "gzip"; level: number; medianMs: number; maxMs: number; bytes: number };
 
 const BROTLI_QUALITIES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 const GZIP_LEVELS = [1, 2, 3, 4, 5, 6, 7, 8, 9];

@@ -1,6 +1,6 @@
 import { SHARED_RENDER_MS } from "~/page/shared-render.server";
 
-export type FreshRenderFigures = { fresh: number[]; cached: number[] };
+type FreshRenderFigures = { fresh: number[]; cached: number[] };
 
 /**
  * Time to the first byte of `/`, sorted: `fresh` just after the shared render

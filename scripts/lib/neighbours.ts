@@ -17,7 +17,7 @@ const SECRET = "neighbours-bench-secret-0123456789ab";
 /** The one address they all share: nginx keys its limits on the connection's. */
 const CARRIER_ADDRESS = "127.0.0.2";
 
-export type NeighboursFigures = {
+type NeighboursFigures = {
   firstPress: number;
   secondPress: number;
   refusedTwice: number;

@@ -13,7 +13,7 @@ export async function startStandInProcess(): Promise<{ origin: string; stop: () 
   return { origin, stop: () => child.kill("SIGTERM") };
 }
 
-export function firstLine(child: ChildProcess): Promise<string> {
+function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", (line) => resolve(line.trim()));

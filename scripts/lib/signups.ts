@@ -2,7 +2,7 @@ import { postSignup, visitorFields } from "../../tests/harness/signup-client";
 import { mapConcurrently } from "../../tests/harness/wait";
 import { percentile, RIG_SECRET } from "./processes";
 
-export type SignupRun = {
+type SignupRun = {
   total: number;
   concurrency: number;
   seconds: number;
