@@ -1,8 +1,7 @@
 /**
- * The Prometheus configuration and alert rules ops load as they are (deploy/prometheus/), checked and tested with
- * promtool, from Debian's prometheus package (npm test's pretest installs it). Every alert has cases in
- * alert-cases.ts, written here as promtool's YAML, each firing alert given its rule's severity and description;
- * the campaign counts' recording rules have theirs in insight.test.yml.
+ * The Prometheus configuration, alert rules and recording rules ops load as they are (deploy/prometheus/), checked
+ * and tested with promtool, from Debian's prometheus package (npm test's pretest installs it). Their cases
+ * (rule-cases.ts) are written here as promtool's YAML, each firing alert given its rule's severity and description.
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,13 +11,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { findProgram } from "../harness/programs";
-import { alertCases, type AlertCase } from "./alert-cases";
+import { alertCases, campaignCounts, type AlertCase } from "./rule-cases";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "deploy/prometheus/prometheus.yml");
 const RULES = join(ROOT, "deploy/prometheus/alerts.yml");
 const RECORDING_RULES = join(ROOT, "deploy/prometheus/insight.yml");
-const RECORDING_RULE_TESTS = join(ROOT, "tests/prometheus/insight.test.yml");
 const rules = readFileSync(RULES, "utf8");
 
 const promtoolPath = findProgram("promtool");
@@ -51,6 +49,9 @@ type Rule = { alert?: string; labels?: Record<string, string>; annotations?: Rec
 const alerts: Rule[] = (parse(rules) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((group) => group.rules);
 const alertNamed = new Map(alerts.map((rule) => [rule.alert, rule]));
 
+const inputSeries = (series: Record<string, string>) =>
+  Object.entries(series).map(([name, values]) => ({ series: name, values }));
+
 /** `cases` as promtool's test files beside `rulesText`, in a folder of their own: one file per interval. */
 function ruleTestsWith(rulesText: string, folder: string, cases: AlertCase[]): string[] {
   mkdirSync(join(scratch, folder));
@@ -61,7 +62,7 @@ function ruleTestsWith(rulesText: string, folder: string, cases: AlertCase[]): s
     const tests = own.map(({ name, series, expect: expected }) => ({
       name,
       interval,
-      input_series: Object.entries(series).map(([series, values]) => ({ series, values })),
+      input_series: inputSeries(series),
       alert_rule_test: expected.map(([eval_time, alertname, summary, labels]) => {
         const { labels: ruleLabels, annotations } = alertNamed.get(alertname)!;
         const fired = {
@@ -75,6 +76,21 @@ function ruleTestsWith(rulesText: string, folder: string, cases: AlertCase[]): s
     writeFileSync(file, stringify({ rule_files: ["alerts.yml"], evaluation_interval: interval, tests }));
     return [file];
   });
+}
+
+/** The recording rules' case as promtool's test file, beside a copy of the rules. */
+function recordingRuleTests(): string {
+  const { name, series, recorded } = campaignCounts;
+  const promql_expr_test = Object.entries(recorded).map(([expr, samples]) => ({
+    expr,
+    eval_time: "120m",
+    exp_samples: Object.entries(samples).map(([labels, value]) => ({ labels: `${expr}{${labels}}`, value })),
+  }));
+  copyFileSync(RECORDING_RULES, join(scratch, "insight.yml"));
+  const file = join(scratch, "insight.test.yml");
+  const tests = [{ name, interval: "1m", input_series: inputSeries(series), promql_expr_test }];
+  writeFileSync(file, stringify({ rule_files: ["insight.yml"], evaluation_interval: "1m", tests }));
+  return file;
 }
 
 /** The alerts whose rule uses threshold `name`: the only cases changing it can fail (promtool's time grows with each). */
@@ -105,7 +121,7 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
   });
 
   it("promtool test rules: each alert fires on the series that must fire it and on no other", async () => {
-    const tested = await promtool("test", "rules", ...ruleTestsWith(rules, "all", alertCases), RECORDING_RULE_TESTS);
+    const tested = await promtool("test", "rules", ...ruleTestsWith(rules, "all", alertCases), recordingRuleTests());
     expect(tested.ok, tested.output).toBe(true);
   });
 

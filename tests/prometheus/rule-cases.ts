@@ -1,7 +1,8 @@
 /**
  * The cases of `promtool test rules` for every alert in deploy/prometheus/alerts.yml: series that must fire it, each
- * just past its thresholds, and series that must not (a short blip, a recovery). alert-rules.test.ts writes them as
- * promtool's YAML. Counters start at 0, as the apps show them from the start.
+ * just past its thresholds, and series that must not (a short blip, a recovery); and for the campaign counts'
+ * recording rules (deploy/prometheus/insight.yml). alert-rules.test.ts writes them as promtool's YAML. Counters start
+ * at 0, as the apps show them from the start.
  */
 export type AlertCase = {
   name: string;
@@ -256,3 +257,31 @@ export const alertCases: AlertCase[] = [
     expect: [["90m", "PrevlyFormBroken"]],
   },
 ];
+
+const lancamento = 'utm_source="news", utm_medium="email", utm_campaign="lancamento"';
+const estreia = 'utm_source="tv", utm_medium="(none)", utm_campaign="estreia"';
+const none = 'utm_source="(none)", utm_medium="(none)", utm_campaign="(none)"';
+
+/**
+ * Two hours of a launch: "lancamento" seen on both instances (1,200 views an hour, 90 sign-ups), "estreia" viewed and
+ * never signed up for, an address without a campaign whose sign-up series never appeared, and an instance restarted
+ * at 61m (its first scrape after holds one minute's counts). Each recorded series' values at 120m, by its labels.
+ */
+export const campaignCounts = {
+  name: "conversion by campaign over the hour and the day",
+  series: {
+    [`page_views_total{${app1}, ${lancamento}, referrer="(direct)"}`]: "0+10x120",
+    [`page_views_total{${app2}, ${lancamento}, referrer="mail.google.com"}`]: "0+10x60 10+10x59",
+    [`signups_accepted_total{${app1}, ${lancamento}, javascript="on"}`]: "0+1x120",
+    [`signups_accepted_total{${app2}, ${lancamento}, javascript="off"}`]: "0+0.5x60 0.5+0.5x59",
+    [`page_views_total{${app1}, ${estreia}, referrer="(direct)"}`]: "0+5x120",
+    [`signups_accepted_total{${app1}, ${estreia}, javascript="on"}`]: "0x120",
+    [`page_views_total{${app1}, ${none}, referrer="google.com"}`]: "0+2x120",
+  },
+  recorded: {
+    "campaign:page_views:increase1h": { [lancamento]: 1200, [estreia]: 300, [none]: 120 },
+    "campaign:conversion:ratio1h": { [lancamento]: 0.075, [estreia]: 0, [none]: 0 },
+    "campaign:signups_accepted:increase1d": { [lancamento]: 180, [estreia]: 0 },
+    "campaign:conversion:ratio1d": { [lancamento]: 0.075, [estreia]: 0, [none]: 0 },
+  },
+};
