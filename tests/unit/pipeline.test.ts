@@ -23,7 +23,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { freePort } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageFields, visitorFields } from "../harness/signup-client";
-import type { StandIn } from "../harness/stand-in";
+import { WEBHOOK_PATH, type StandIn } from "../harness/stand-in";
 import { standInPerFile } from "../harness/stand-in-per-file";
 
 const SECRET = "unit-test-signing-secret-0123456789";
@@ -179,8 +179,8 @@ describe("a call that fails", () => {
       1,
     ],
     [
-      "the webhook's 404 without text",
-      { webhook: { status: 404, text: "" } },
+      "the webhook's 404 whose text names its path (shown: unit/webhook-error-text)",
+      { webhook: { status: 404, text: `no route ${WEBHOOK_PATH}` } },
       `${FAILED} Webhook retornou 404 Not Found`,
       1,
     ],
