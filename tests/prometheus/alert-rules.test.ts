@@ -1,28 +1,22 @@
 /**
- * The Prometheus configuration and alert rules ops load as they are (deploy/prometheus/), checked and tested with
- * promtool, from Debian's prometheus package (npm test's pretest installs it). Every alert has cases in
- * tests/prometheus/alerts.test.yml (PrevlyFormBroken, which looks back hours, in form-broken.test.yml): series that
- * must fire it, each just past its thresholds, and series that must not (a short blip, a recovery). Counters there
- * start at 0, as the apps show them from the start. A firing case names the alert's labels and summary; its
- * description, the rule's own text, is filled in here.
+ * The Prometheus configuration, alert rules and recording rules ops load as they are (deploy/prometheus/), checked
+ * and tested with promtool, from Debian's prometheus package (npm test's pretest installs it). Their cases
+ * (rule-cases.ts) are written here as promtool's YAML, each firing alert given its rule's severity and description.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { findProgram } from "../harness/programs";
+import { alertCases, campaignCounts, type AlertCase } from "./rule-cases";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "deploy/prometheus/prometheus.yml");
 const RULES = join(ROOT, "deploy/prometheus/alerts.yml");
-/** The campaign counts' recording rules, tested by tests/prometheus/insight.test.yml. */
 const RECORDING_RULES = join(ROOT, "deploy/prometheus/insight.yml");
-const RULE_TESTS = readdirSync(join(ROOT, "tests/prometheus"))
-  .filter((file) => file.endsWith(".test.yml"))
-  .map((file) => join(ROOT, "tests/prometheus", file));
 const rules = readFileSync(RULES, "utf8");
 
 const promtoolPath = findProgram("promtool");
@@ -41,56 +35,73 @@ function promtool(...args: string[]): Promise<{ ok: boolean; output: string }> {
 const THRESHOLD = /(\d+(?:\.\d+)?)([smh]?)([^\d\n#]*)# ([A-Z][A-Z0-9_]+)$/gm;
 const uses = [...rules.matchAll(THRESHOLD)].map(([, value, unit, , name]) => [name!, value! + unit!] as const);
 const thresholds = new Map(uses);
+const SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
 
-/** The rules with one threshold doubled wherever it is used: a bigger share, count, age or wait alerts later. */
-const loosened = (name: string) =>
-  rules.replace(THRESHOLD, (line, value: string, unit: string, rest: string, named: string) =>
-    named === name ? `${Number(value) * 2}${unit}${rest}# ${named}` : line,
-  );
+/** The rules with one threshold times `factor` wherever it is used (a duration in seconds, as Prometheus reads no
+ * fractions of its units). */
+const scaled = (name: string, factor: number) =>
+  rules.replace(THRESHOLD, (line, value: string, unit: string, rest: string, named: string) => {
+    if (named !== name) return line;
+    return (unit ? `${Number(value) * SECONDS[unit]! * factor}s` : `${Number(value) * factor}`) + `${rest}# ${named}`;
+  });
 
-type Rule = { alert?: string; annotations?: Record<string, string> };
+type Rule = { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 const alerts: Rule[] = (parse(rules) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((group) => group.rules);
-type RuleTest = { alertname: string; exp_alerts: Array<{ exp_annotations?: Record<string, string> }> };
-type RuleTestGroup = { alert_rule_test?: RuleTest[] };
-type RuleTestFile = { tests: RuleTestGroup[] };
-const cases: RuleTest[] = RULE_TESTS.flatMap((file) =>
-  (parse(readFileSync(file, "utf8")) as RuleTestFile).tests.flatMap((test) => test.alert_rule_test ?? []),
-);
-/** The cases leave each alert's description out: it is the rule's own text, with nothing for promtool to render. */
-const descriptions = new Map(alerts.map(({ alert, annotations }) => [alert, annotations?.description]));
+const alertNamed = new Map(alerts.map((rule) => [rule.alert, rule]));
 
-/** Every value as its text: promtool reads the numbers itself, and `values: 0x80` is 0 eighty-one times, not 128. */
-const AS_TEXT = { schema: "failsafe" } as const;
+const inputSeries = (series: Record<string, string>) =>
+  Object.entries(series).map(([name, values]) => ({ series: name, values }));
 
-/**
- * The case groups `keep` selects, each firing alert given its rule's description, beside `rulesText`, in a folder
- * of their own laid out as their `rule_files` expect.
- */
-function ruleTestsWith(rulesText: string, folder: string, keep: (group: RuleTestGroup) => boolean): string[] {
-  mkdirSync(join(scratch, folder, "tests/prometheus"), { recursive: true });
-  mkdirSync(join(scratch, folder, "deploy/prometheus"), { recursive: true });
-  writeFileSync(join(scratch, folder, "deploy/prometheus/alerts.yml"), rulesText);
-  copyFileSync(RECORDING_RULES, join(scratch, folder, "deploy/prometheus/insight.yml"));
-  return RULE_TESTS.flatMap((file) => {
-    const ruleTests = parse(readFileSync(file, "utf8"), AS_TEXT) as RuleTestFile;
-    const own = ruleTests.tests.filter(keep);
+/** `cases` as promtool's test files beside `rulesText`, in a folder of their own: one file per interval. */
+function ruleTestsWith(rulesText: string, folder: string, cases: AlertCase[]): string[] {
+  mkdirSync(join(scratch, folder));
+  writeFileSync(join(scratch, folder, "alerts.yml"), rulesText);
+  return (["15s", "1m"] as const).flatMap((interval) => {
+    const own = cases.filter((test) => (test.interval ?? "15s") === interval);
     if (own.length === 0) return [];
-    for (const { alertname, exp_alerts } of own.flatMap((group) => group.alert_rule_test ?? []))
-      for (const expected of exp_alerts)
-        expected.exp_annotations = { ...expected.exp_annotations, description: descriptions.get(alertname)! };
-    const copy = join(scratch, folder, "tests/prometheus", basename(file));
-    writeFileSync(copy, stringify({ ...ruleTests, tests: own }, AS_TEXT));
-    return [copy];
+    const tests = own.map(({ name, series, expect: expected }) => ({
+      name,
+      interval,
+      input_series: inputSeries(series),
+      alert_rule_test: expected.map(([eval_time, alertname, summary, labels]) => {
+        const { labels: ruleLabels, annotations } = alertNamed.get(alertname)!;
+        const fired = {
+          exp_labels: { ...ruleLabels, ...labels },
+          exp_annotations: { summary, description: annotations!.description },
+        };
+        return { eval_time, alertname, exp_alerts: summary === undefined ? [] : [fired] };
+      }),
+    }));
+    const file = join(scratch, folder, `alerts-${interval}.test.yml`);
+    writeFileSync(file, stringify({ rule_files: ["alerts.yml"], evaluation_interval: interval, tests }));
+    return [file];
   });
 }
 
-/** The alerts whose rule uses threshold `name`: the only cases loosening it can fail (promtool's time grows with each). */
+/** The recording rules' case as promtool's test file, beside a copy of the rules. */
+function recordingRuleTests(): string {
+  const { name, series, recorded } = campaignCounts;
+  const promql_expr_test = Object.entries(recorded).map(([expr, samples]) => ({
+    expr,
+    eval_time: "120m",
+    exp_samples: Object.entries(samples).map(([labels, value]) => ({ labels: `${expr}{${labels}}`, value })),
+  }));
+  copyFileSync(RECORDING_RULES, join(scratch, "insight.yml"));
+  const file = join(scratch, "insight.test.yml");
+  const tests = [{ name, interval: "1m", input_series: inputSeries(series), promql_expr_test }];
+  writeFileSync(file, stringify({ rule_files: ["insight.yml"], evaluation_interval: "1m", tests }));
+  return file;
+}
+
+/** The alerts whose rule uses threshold `name`: the only cases changing it can fail (promtool's time grows with each). */
 const alertsUsing = (name: string) =>
   rules
     .split(/^ *- alert: /m)
     .slice(1)
     .filter((rule) => rule.includes(`# ${name}\n`))
     .map((rule) => rule.slice(0, rule.indexOf("\n")));
+const casesOf = (names: string[]) =>
+  alertCases.filter((test) => test.expect.some(([, alert]) => names.includes(alert)));
 
 // promtool's runs are seconds of CPU each: on a machine busy with other runs they outlast vitest's 5 s default.
 describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { timeout: 30_000 }, () => {
@@ -110,9 +121,8 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
   });
 
   it("promtool test rules: each alert fires on the series that must fire it and on no other", async () => {
-    const tested = await promtool("test", "rules", ...ruleTestsWith(rules, "all", () => true));
-    expect(tested.output).toContain("SUCCESS");
-    expect(tested.ok).toBe(true);
+    const tested = await promtool("test", "rules", ...ruleTestsWith(rules, "all", alertCases), recordingRuleTests());
+    expect(tested.ok, tested.output).toBe(true);
   });
 
   it("every alert says what happened and what to do, and is tested firing and quiet", () => {
@@ -120,15 +130,9 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
     for (const { alert, annotations } of alerts) {
       expect(annotations?.summary, `${alert}'s summary`).toBeTruthy();
       expect(annotations?.description, `${alert}'s description`).toBeTruthy();
-      const own = cases.filter((test) => test.alertname === alert);
-      expect(
-        own.some((test) => test.exp_alerts.length > 0),
-        `a case firing ${alert}`,
-      ).toBe(true);
-      expect(
-        own.some((test) => test.exp_alerts.length === 0),
-        `a case where ${alert} must not fire`,
-      ).toBe(true);
+      const own = alertCases.flatMap((test) => test.expect).filter(([, name]) => name === alert);
+      const firing = new Set(own.map(([, , summary]) => summary !== undefined));
+      expect(firing, `${alert} tested firing (true) and quiet (false)`).toEqual(new Set([true, false]));
     }
   });
 
@@ -136,17 +140,19 @@ describe("the alert rules (deploy/prometheus/alerts.yml), with promtool", { time
     expect(uses.filter(([name, value]) => thresholds.get(name) !== value)).toEqual([]);
   });
 
-  // promtool runs on one core: two at a time.
-  it.concurrent.each([...thresholds.keys()])("loosening %s fails a case of promtool test rules", async (name) => {
-    const files = ruleTestsWith(loosened(name), name, (group) =>
-      Boolean(group.alert_rule_test?.some(({ alertname }) => alertsUsing(name).includes(alertname))),
-    );
-    expect(files.length).toBeGreaterThan(0);
-    const tested = await promtool("test", "rules", ...files);
-    // A case's alerts differ from those expected (not a file promtool cannot read).
-    expect(tested.output).toMatch(/alertname: \w+, time: /);
-    expect(tested.ok).toBe(false);
-  });
+  // promtool runs on one core: two at a time. A count of replicas is whole: fewer than 0.5 is fewer than 1.
+  const changes = [...thresholds.keys()].flatMap((name) => [[name, 2] as const, [name, 0.5] as const]);
+  it.concurrent.each(changes.filter(([name, factor]) => name !== "REPLICAS_REQUIRED" || factor !== 0.5))(
+    "%s times %d fails a case of promtool test rules",
+    async (name, factor) => {
+      const files = ruleTestsWith(scaled(name, factor), `${name}-${factor}`, casesOf(alertsUsing(name)));
+      expect(files.length).toBeGreaterThan(0);
+      const tested = await promtool("test", "rules", ...files);
+      // A case's alerts differ from those expected (not a file promtool cannot read).
+      expect(tested.output).toMatch(/alertname: \w+, time: /);
+      expect(tested.ok).toBe(false);
+    },
+  );
 
   it("docs/operations.md explains each threshold with the value the rules use", () => {
     const docs = readFileSync(join(ROOT, "docs/operations.md"), "utf8");

@@ -23,7 +23,7 @@ import type { SharedState } from "~/state/shared-state.server";
 import { freePort } from "../harness/app-server";
 import { solveQuestion } from "../harness/question-solver";
 import { pageFields, visitorFields } from "../harness/signup-client";
-import type { StandIn } from "../harness/stand-in";
+import { WEBHOOK_PATH, type StandIn } from "../harness/stand-in";
 import { standInPerFile } from "../harness/stand-in-per-file";
 
 const SECRET = "unit-test-signing-secret-0123456789";
@@ -57,13 +57,11 @@ function makeSignup(values: Record<string, string> = {}, state: SharedState = me
 }
 
 /** A sign-up that verifies captcha tokens with the siteverify stand-in, behind one trusted proxy. */
-const verifying = (settings: Record<string, string> = {}) =>
-  makeSignup({
-    HCAPTCHA_SECRET: "0xsecret",
-    HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl,
-    TRUST_PROXY: "1",
-    ...settings,
-  });
+const verifying = (settings: Record<string, string> = {}, state?: SharedState) =>
+  makeSignup(
+    { HCAPTCHA_SECRET: "0xsecret", HCAPTCHA_VERIFY_URL: standIn.siteverifyUrl, TRUST_PROXY: "1", ...settings },
+    state,
+  );
 
 /**
  * Stops the clocks the limits read (Date, and the timers that end their windows), so no window moves on while a test
@@ -181,8 +179,8 @@ describe("a call that fails", () => {
       1,
     ],
     [
-      "the webhook's 404 without text",
-      { webhook: { status: 404, text: "" } },
+      "the webhook's 404 whose text names its path (shown: unit/webhook-error-text)",
+      { webhook: { status: 404, text: `no route ${WEBHOOK_PATH}` } },
       `${FAILED} Webhook retornou 404 Not Found`,
       1,
     ],
@@ -552,25 +550,33 @@ describe("limits that fit real networks", () => {
     if (other) expect((await genuine(signup, other)).status).toBe(200);
   });
 
-  it(`forged tokens from many /64s of one IPv6 /48 never have more than ${MAX_SITEVERIFY_IN_FLIGHT} siteverify calls in flight, and wait for its turns as one sender: a visitor from elsewhere goes before the newer ones`, async () => {
+  it(`forged tokens from many /64s of one IPv6 /48 never have more than ${MAX_SITEVERIFY_IN_FLIGHT} siteverify calls in flight, and wait for its turns as one sender, as does an address by its calls at every instance: a visitor from elsewhere goes before the newer ones`, async () => {
+    freezeClock();
+    // Two instances that count each limit in one store, as they do in Redis.
+    const [memory, limits] = [memoryState(), new Map<string, ReturnType<SharedState["limit"]>>()];
+    const limit: SharedState["limit"] = (spec) =>
+      limits.get(spec.name) ?? limits.set(spec.name, memory.limit(spec)).get(spec.name)!;
+    const state = { ...memory, limit };
+    const [signup, spent] = [verifying({}, state), from("198.51.100.20")];
+    standIn.siteverify = { success: false };
+    const earlier = (await forgedAtOnce(verifying({}, state), 3, () => spent)).length;
     standIn.siteverify = { success: true, genuinePrefix: "genuine-", hold: true };
-    const signup = verifying();
     const subnet = (index: number) => from(`2001:db8:48:${index.toString(16)}::1`);
     const turnsAsked = vi.spyOn(CallGate.prototype, "run");
     const asked = async (count: number) => {
       while (turnsAsked.mock.calls.length < count) await new Promise((resolve) => setImmediate(resolve));
     };
     const turnsTaken = forgedAtOnce(signup, MAX_SITEVERIFY_IN_FLIGHT, subnet);
-    await standIn.arrived("siteverify", MAX_SITEVERIFY_IN_FLIGHT);
+    await standIn.arrived("siteverify", earlier + MAX_SITEVERIFY_IN_FLIGHT);
     const person = genuine(signup, from("203.0.113.50"), "genuine-1");
-    // Newer than the visitor, each the first of its /64 (which, alone, would rank it with the visitor and after):
-    // waiting for a turn once the visitor is.
+    // Newer than the visitor, each the first of its /64, or the first here of an address that spent calls at another
+    // instance (which, alone, would rank it with the visitor and after): waiting for a turn once the visitor is.
     await asked(MAX_SITEVERIFY_IN_FLIGHT + 1);
-    const newer = forgedAtOnce(signup, 5, (index) => subnet(0x100 + index));
+    const newer = forgedAtOnce(signup, 5, (index) => (index === 4 ? spent : subnet(0x100 + index)));
     await asked(MAX_SITEVERIFY_IN_FLIGHT + 6);
     standIn.releaseSiteverify(1);
-    await standIn.arrived("siteverify", MAX_SITEVERIFY_IN_FLIGHT + 1);
-    expect(standIn.received.siteverify[MAX_SITEVERIFY_IN_FLIGHT]!.form.response).toBe("genuine-1");
+    await standIn.arrived("siteverify", earlier + MAX_SITEVERIFY_IN_FLIGHT + 1);
+    expect(standIn.received.siteverify[earlier + MAX_SITEVERIFY_IN_FLIGHT]!.form.response).toBe("genuine-1");
     standIn.siteverify = { success: true, genuinePrefix: "genuine-" };
     standIn.releaseSiteverify();
     expect((await person).status).toBe(200);
