@@ -12,6 +12,8 @@ import { APP_ORIGIN, E2E_METRICS_TOKEN } from "./support/ports";
  * unit/insight-labels.
  */
 
+test.use({ viewport: { width: 390, height: 844 } });
+
 const CAMPAIGN_PAGE = "/?utm_source=news&utm_campaign=lancamento";
 const CAMPAIGN = { utm_source: "news", utm_medium: "(none)", utm_campaign: "lancamento", javascript: "on" };
 
@@ -42,7 +44,6 @@ test("from a campaign link: one beacon as the visitor nears the form, a refusal 
   context,
 }) => {
   const before = await countsNow();
-  await page.setViewportSize({ width: 390, height: 844 });
   const beacon = page.waitForRequest((request) => request.url().endsWith(FORM_REACHED_PATH));
   const form = await openNearForm(page, CAMPAIGN_PAGE);
   expect((await beacon).postData()).toBe("utm_source=news&utm_campaign=lancamento");
@@ -53,7 +54,6 @@ test("from a campaign link: one beacon as the visitor nears the form, a refusal 
   await expect(page.getByText("Cadastro realizado!")).toBeVisible();
 
   const browsing = await context.newPage();
-  await browsing.setViewportSize({ width: 390, height: 844 });
   await browsing.goto(CAMPAIGN_PAGE);
   await afterIdle(browsing);
 
