@@ -158,7 +158,7 @@ describe("queued mode runs only on a Redis that keeps its data", () => {
   it("a job whose sign-up Redis lost is never POSTed: dead-lettered with the reason, and listed", async () => {
     const app = await start();
     // Its retry no sooner than Retry-After asks: the hash is gone by then.
-    standIn.webhook = { status: 503, text: "", headers: { "retry-after": "3" } };
+    standIn.webhook = { status: 503, text: "", headers: { "retry-after": "2" } };
     await send(app, "perdida@exemplo.com.br");
     await standIn.arrived("webhook");
     const id = String(standIn.received.webhook[0]!.headers["idempotency-key"]);
