@@ -350,14 +350,9 @@ describe("/metrics", () => {
     return (name: string, labels?: Record<string, string>) => sumOf(samples, name, labels);
   };
 
-  it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, at 0 from the start, and they move as sign-ups go (without the token: unit/metrics)", async () => {
+  it("shows sign-ups, siteverify calls by result, attempts, delivery time, the queue and visitors' answers by status class, as sign-ups go (at 0 from the start, and without the token: unit/metrics)", async () => {
     const app = await start({ METRICS_TOKEN, ...standIn.captchaSettings });
     const results = ["valid", "invalid", "error", "timeout"];
-    const first = await scraped(app);
-    for (const result of results) expect(first("siteverify_calls_total", { result })).toBe(0);
-    expect(first("http_responses_total", { status_class: "5xx" })).toBe(0);
-    expect(first("webhook_attempts_total", { result: "5xx" })).toBe(0);
-
     standIn.siteverify = { success: false };
     expect((await send(app, "recusada@exemplo.com.br")).status).toBe(400);
     standIn.siteverify = { success: true, status: 500 };
