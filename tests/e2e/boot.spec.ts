@@ -27,9 +27,7 @@ async function finishWithCaptcha(page: Page, standIn: StandInClient, email: stri
   await expectSignedUpOnce(page, standIn, { email, hcaptchaToken: expect.stringMatching(/^fake-token-/) });
 }
 
-test.beforeEach(async ({ page }) => {
-  await page.setViewportSize({ width: 390, height: 844 });
-});
+test.use({ viewport: { width: 390, height: 844 } });
 
 test("the script-only parts are there from the first paint; an e-mail half typed before the scripts arrive is still there after hydration, which moves nothing ('Cadastrar' stays where it was), and signs up", async ({
   page,

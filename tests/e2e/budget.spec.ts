@@ -5,6 +5,8 @@ import { afterIdle, APP_SCRIPT, expect, signupForm, test, waitForHydration } fro
 const JS_BUDGET_BYTES = 96 * 1024;
 const CSS_BUDGET_BYTES = 15 * 1024;
 
+test.use({ viewport: { width: 390, height: 844 } });
+
 test("before the visitor nears the form: no script, no font, one inline stylesheet of at most 15 KB gzip; once there, at most the framework floor + 10 KB of JavaScript (gzip), and still no font", async ({
   page,
 }) => {
@@ -19,7 +21,6 @@ test("before the visitor nears the form: no script, no font, one inline styleshe
     if (APP_SCRIPT.test(pathname))
       sizes.push(response.body().then((body) => [pathname, gzipSync(body, { level: 9 }).byteLength]));
   });
-  await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/");
   await afterIdle(page);
   expect(fetched).toEqual([]);
@@ -54,7 +55,6 @@ const TYPE_BUDGET = 10;
 test("on a phone the page's text uses two weights and at most 10 size-weight pairs, the drawing's text on the page's sizes and inside the phone's screen", async ({
   page,
 }) => {
-  await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/");
   const texts = await page.evaluate(() => {
     const found: Array<{ inDrawing: boolean; size: number; weight: string; left: number; right: number }> = [];

@@ -68,9 +68,7 @@ const failures: Array<{ what: string; files: RegExp; answer: (route: Route) => P
   },
 ];
 
-test.beforeEach(async ({ page }) => {
-  await page.setViewportSize({ width: 390, height: 844 });
-});
+test.use({ viewport: { width: 390, height: 844 } });
 
 for (const { what, files, answer } of failures) {
   test(`${what}: the visitor signs up through the question, with the e-mail typed first`, async ({ page, standIn }) => {

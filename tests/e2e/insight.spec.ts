@@ -7,9 +7,12 @@ import { APP_ORIGIN, E2E_METRICS_TOKEN } from "./support/ports";
 /**
  * The campaign counts as a visitor's browser makes them (docs/insight.md): one beacon once the visitor nears the
  * form, none from a visit that leaves before it, a sign-up after a refusal still counted for the campaign of the page
- * it was sent from; nothing kept in the browser. What the server counts of each request (views, posts with and
- * without JavaScript, when a campaign becomes a label): tests/server/insight.test.ts.
+ * it was sent from, its two presses one visitor's; nothing kept in the browser. What the server counts of views:
+ * tests/server/insight.test.ts; of posts with and without JavaScript, and when a campaign becomes a label:
+ * unit/insight-labels.
  */
+
+test.use({ viewport: { width: 390, height: 844 } });
 
 const CAMPAIGN_PAGE = "/?utm_source=news&utm_campaign=lancamento";
 const CAMPAIGN = { utm_source: "news", utm_medium: "(none)", utm_campaign: "lancamento", javascript: "on" };
@@ -18,6 +21,7 @@ const countsNow = async () => {
   const samples = await scrapeMetrics(APP_ORIGIN, E2E_METRICS_TOKEN);
   return {
     reached: sumOf(samples, "form_reached_total"),
+    pressed: sumOf(samples, "form_pressed_total"),
     posts: sumOf(samples, "signup_posts_total"),
     acceptedForCampaign: sumOf(samples, "signups_accepted_total", CAMPAIGN),
   };
@@ -40,7 +44,6 @@ test("from a campaign link: one beacon as the visitor nears the form, a refusal 
   context,
 }) => {
   const before = await countsNow();
-  await page.setViewportSize({ width: 390, height: 844 });
   const beacon = page.waitForRequest((request) => request.url().endsWith(FORM_REACHED_PATH));
   const form = await openNearForm(page, CAMPAIGN_PAGE);
   expect((await beacon).postData()).toBe("utm_source=news&utm_campaign=lancamento");
@@ -51,7 +54,6 @@ test("from a campaign link: one beacon as the visitor nears the form, a refusal 
   await expect(page.getByText("Cadastro realizado!")).toBeVisible();
 
   const browsing = await context.newPage();
-  await browsing.setViewportSize({ width: 390, height: 844 });
   await browsing.goto(CAMPAIGN_PAGE);
   await afterIdle(browsing);
 
@@ -59,9 +61,10 @@ test("from a campaign link: one beacon as the visitor nears the form, a refusal 
   const after = await countsNow();
   expect({
     reached: after.reached - before.reached,
+    pressed: after.pressed - before.pressed,
     posts: after.posts - before.posts,
     acceptedForCampaign: after.acceptedForCampaign - before.acceptedForCampaign,
-  }).toEqual({ reached: 1, posts: 2, acceptedForCampaign: 1 });
+  }).toEqual({ reached: 1, pressed: 1, posts: 2, acceptedForCampaign: 1 });
 
   const nothing = { cookies: [], localStorage: 0, sessionStorage: 0, indexedDB: 0, caches: 0 };
   expect(await keptByBrowser(page)).toEqual(nothing);

@@ -2,7 +2,7 @@ import { startNginxBalancer } from "../harness/real-servers";
 import { APP_ORIGIN } from "./support/ports";
 import { expect, expectRefused, signupForm, test, uniqueEmail } from "./fixtures";
 
-test.use({ javaScriptEnabled: false });
+test.use({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
 
 test("without JavaScript, through the shipped nginx on a port of its own: each refusal marks its field with the cursor in it, what was typed kept, the title saying it; a failure to send told in place; signed up", async ({
   page,
@@ -11,7 +11,6 @@ test("without JavaScript, through the shipped nginx on a port of its own: each r
   // The form's Origin names the port; nginx must pass the Host with it, or Remix refuses the post (a blank 500).
   const balancer = await startNginxBalancer([APP_ORIGIN]);
   try {
-    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${balancer.origin}/?utm_source=news`);
     const form = signupForm(page);
     await form.email.fill("ana@exemplo");

@@ -1,30 +1,25 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
 import { connect } from "node:net";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVE_COMMAND, serveEnv, startApp, type RunningApp } from "../harness/app-server";
+import { startApp, type RunningApp } from "../harness/app-server";
 import { signUp as send, type SignupAnswer } from "../harness/signup-client";
 import { startRedis } from "../harness/real-servers";
-import { until } from "../harness/wait";
 import { builtServerSuite, filledForm, SUITE_SECRET } from "./suite";
 
 /**
  * Faults met by the built server started as `npm start` starts it (remix-serve, its express pipeline): a stalled
  * webhook or siteverify, a stop, bad settings, a log that cannot be written, how it is started. A secret rotated:
- * cluster.test.ts; the idle connection's 620 s: unit/guards. What a module decides alone is proven in the unit lane;
- * here, what only the running process shows.
+ * cluster.test.ts; the idle connection's 620 s: unit/guards; a port taken, or PORT empty: unit/edge-answers. What a
+ * module decides alone is proven in the unit lane; here, what only the running process shows.
  */
 
 const FAILURE_TITLE = "Falha ao enviar";
 const FALLBACK = "Não foi possível enviar seu cadastro agora. Tente novamente.";
 
-const { standIn, start, serverForAll } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
-/** The server of the tests that leave it as they found it, each with addresses of its own. */
-const shared = serverForAll(() => standIn.captchaSettings);
+const { standIn, start } = builtServerSuite((standIn) => ({ WEBHOOK_URL: standIn.webhookUrl }));
 
 /** A sign-up as the enhanced form sends it, answered as JSON. */
 function signUp(app: RunningApp, email: string, extra: Record<string, string> = {}) {
@@ -57,7 +52,7 @@ function expectFallbackFailure(answer: SignupAnswer) {
 
 describe("an outgoing call that stalls never takes the server down", () => {
   it("a siteverify and a webhook that never answer each get their visitor 'Falha ao enviar', the first relaying nothing, while ten sign-ups during the stalls succeed", async () => {
-    const app = shared();
+    const app = await start(standIn.captchaSettings);
     standIn.siteverify = { success: true, hold: true };
     const unverified = signUp(app, "sem-resposta@exemplo.com.br");
     await standIn.arrived("siteverify");
@@ -183,34 +178,5 @@ describe("how the server is started", () => {
     expect(script).toBeTruthy();
     expect((await fetch(`${app.origin}${script}`)).status).toBe(200);
     expect((await fetch(`${app.origin}/robots.txt`)).status).toBe(200);
-  });
-
-  it("a port already in use stops start-up with exit code 1 and one line naming it", async () => {
-    const app = shared();
-    const { port } = new URL(app.origin);
-    const [node, ...args] = SERVE_COMMAND;
-    const second = spawn(node!, args, {
-      env: { ...serveEnv(port), SIGNUP_SECRET: SUITE_SECRET },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let errors = "";
-    second.stderr!.on("data", (chunk) => (errors += chunk));
-    const [code] = (await once(second, "exit")) as [number];
-    expect(code).toBe(1);
-    expect(errors.trim().split("\n")).toContain(
-      `Cannot listen on port ${port}: it is already in use. Stop what listens there or set PORT to a free port.`,
-    );
-    expect((await fetch(`${app.origin}/healthz`)).status).toBe(200);
-  });
-
-  it("an empty PORT means unset: it listens on 3000 (or, with 3000 taken by another program, says so)", async () => {
-    const app = await start({ PORT: "" }, { expectPort: 3000 }).catch((error: Error) => error);
-    const printed = () => (app instanceof Error ? app.message : app.output());
-    await until(
-      () => /"event":"listening","port":3000|Cannot listen on port 3000: it is already in use/.test(printed()),
-      {
-        what: "listening on 3000, or saying why not",
-      },
-    );
   });
 });

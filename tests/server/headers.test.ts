@@ -1,4 +1,4 @@
-import { get, request as httpRequest, type IncomingMessage } from "node:http";
+import { get, type IncomingMessage } from "node:http";
 import { decodeHTML } from "entities";
 import { describe, expect, it } from "vitest";
 import { content } from "~/content";
@@ -7,9 +7,9 @@ import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { builtServerSuite } from "./suite";
 
 /**
- * The edge as the built server shows it, one case per seam: a refused method, a post from another site, the page
- * answered before Remix, a Remix-rendered 404, and the headers every answer carries; and the head a link preview or
- * a home screen reads. Each spelling the edge decides alone: unit/guards; the policy's words: unit/helpers.
+ * The edge as the built server shows it, one case per seam: the page answered before Remix, a Remix-rendered 404,
+ * and the headers every answer carries; and the head a link preview or a home screen reads. Each spelling the edge
+ * decides alone: unit/guards; a refusal's answer: unit/edge-answers; the policy's words: unit/helpers.
  */
 
 const PUBLIC_URL = "https://prevly.example";
@@ -104,37 +104,6 @@ describe("the built server's answers", () => {
     ] as const) {
       expect(await cacheControl(path, method)).toEqual([path, method, status, "no-store"]);
     }
-  });
-
-  it("a method Remix cannot take is refused before it, in short pt-BR text, without a stack trace", async () => {
-    const response = await new Promise<IncomingMessage>((resolve, reject) =>
-      httpRequest(`${app().origin}/`, { method: "TRACE" }, resolve).on("error", reject).end(),
-    );
-    const text = (await response.toArray()).join("");
-    expect([response.statusCode, response.headers.allow, response.headers["content-type"], text]).toEqual([
-      405,
-      "GET, HEAD, POST",
-      "text/plain; charset=utf-8",
-      "Método não permitido.",
-    ]);
-    expect(app().output()).not.toMatch(/\n\s+at /);
-  });
-
-  it("a form posted from another site is refused in Portuguese and logged; from PUBLIC_URL behind the proxy it reaches the sign-up", async () => {
-    const post = (origin: string) =>
-      fetch(`${app().origin}/?index`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", origin },
-        body: "email=ana%40exemplo.com.br",
-      });
-    const refused = await post("http://127.0.0.1:1");
-    expect([refused.status, await refused.text()]).toEqual([
-      403,
-      "Envio recusado: o formulário veio de outro endereço. Abra a página e envie de novo.",
-    ]);
-    await app().printed(/"event":"origin-mismatch","origin":"http:\/\/127\.0\.0\.1:1"/);
-    // The sign-up's pipeline answers it (without the page's signed fields, it takes it for a bot: a 200).
-    expect((await post(PUBLIC_URL)).status).toBe(200);
   });
 });
 

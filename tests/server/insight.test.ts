@@ -4,14 +4,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FORM_REACHED_PATH } from "~/insight/paths";
 import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { makePageViewsFolder } from "../harness/real-servers";
-import { postSignup, signUp } from "../harness/signup-client";
+import { signUp } from "../harness/signup-client";
 import { until } from "../harness/wait";
 import { builtServerSuite, filledForm } from "./suite";
 
 /**
- * The campaign counts (docs/insight.md) as /metrics shows them: page views wherever answered, visitors who reached
- * the form, sign-up posts and sign-ups accepted, by campaign and referring site, bounded. The browser's side (the
- * boot's beacon, no cookie, no storage) is tests/e2e/insight.spec.ts.
+ * The campaign counts (docs/insight.md) as /metrics shows them: page views wherever answered and visitors who reached
+ * the form, by campaign and referring site. Sign-up posts and sign-ups accepted, and the browser's side (the boot's
+ * beacon, no cookie, no storage): tests/e2e/insight.spec.ts; the bounds: unit/insight-labels.
  */
 
 const METRICS_TOKEN = "insight-metrics-token-0123456789";
@@ -65,23 +65,6 @@ describe("the app counts", () => {
     expect(sumOf(await metricsOf(app.origin), "form_reached_total", { referrer: site })).toBe(1);
     // Their 204s would dilute the share of server errors PrevlyServerErrors watches.
     expect(await answered()).toBe(answeredBefore);
-  });
-
-  it("the action counts each post for the campaign of the page posted from (its Referer) once a sign-up vouched for it, and a press once per network", async () => {
-    const app = shared();
-    const referer = { referer: `${app.origin}/?utm_source=news&utm_campaign=lancamento` };
-    const from = (client: string) => ({ headers: referer, client });
-    expect((await signUp(app.origin, filledForm("com-js@exemplo.com.br"), from("2001:db8:7:1::1"))).status).toBe(200);
-    expect((await postSignup(app.origin, filledForm("sem-js@exemplo.com.br"), from("2001:db8:7:2::1"))).status).toBe(
-      200,
-    );
-    expect((await signUp(app.origin, filledForm("sem-arroba"), from("203.0.113.7"))).status).toBe(400);
-
-    const samples = await metricsOf(app.origin);
-    const labels = { utm_source: "news", utm_medium: "(none)", utm_campaign: "lancamento" };
-    expect(sumOf(samples, "signup_posts_total", { ...labels, javascript: "on" })).toBe(2);
-    expect(sumOf(samples, "signups_accepted_total", { ...labels, javascript: "off" })).toBe(1);
-    expect(sumOf(samples, "form_pressed_total")).toBe(2);
   });
 });
 
