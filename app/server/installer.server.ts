@@ -7,7 +7,7 @@ import { logError, logEvent } from "./log.server";
 
 /** True when it answered the request, false to hand it to Remix. */
 type EarlyAnswer = (request: http.IncomingMessage, response: http.ServerResponse) => boolean;
-type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
+export type Edge = Omit<EdgeSettings, "earlyAnswers"> & {
   earlyAnswers: ReadonlyMap<string, { methods: readonly string[]; answer: EarlyAnswer }>;
   /** Told the status and path of every answer sent, the refusals included (for /metrics). */
   answered: (status: number, path: string) => void;
