@@ -6,7 +6,7 @@ const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 /**
  * Four lanes: `unit` runs the app's modules in-process (seconds, no build, no program but Node; `npm run test:unit`
  * runs two files at a time in processes they share, so a file puts back what it patches); `prometheus` checks the
- * shipped Prometheus configuration, alert rules and dashboard queries with promtool;
+ * shipped Prometheus configuration and rules with promtool, and the dashboard's panels;
  * `server` starts the built server as `npm start` does, with redis-server,
  * nginx and Java where a suite needs them; `engines` signs up in Chromium,
  * Firefox and WebKit against the built server.

@@ -16,7 +16,7 @@ type Encoding = "br" | "gzip" | "identity";
 export const SHARED_PAGE_CACHE_CONTROL = `public, max-age=0, s-maxage=${SHARED_RENDER_MS / 1000}`;
 
 /**
- * Chosen by measurement on this page (docs/performance.md, "Compression levels"): past these,
+ * Chosen by measurement on this page (docs/performance.md, "The server"): past these,
  * a fresh render pays milliseconds (brotli 9: 16 ms) for tens of bytes, while all of them fit
  * the first TCP round trip.
  */

@@ -49,7 +49,7 @@ test("before the visitor nears the form: no script, no font, one inline styleshe
   ).toBeLessThanOrEqual(JS_BUDGET_BYTES);
 });
 
-/** Each size and weight of text is one more font the browser sets up in the first layout (docs/performance.md, "Type"). */
+/** Each size and weight of text is one more font the browser sets up in the first layout (docs/performance.md, "The page on a phone"). */
 const TYPE_BUDGET = 10;
 
 test("on a phone the page's text uses two weights and at most 10 size-weight pairs, the drawing's text on the page's sizes and inside the phone's screen", async ({
