@@ -77,7 +77,7 @@ export class Insight {
     });
   }
 
-  /** The page the app answered itself (entry.server.tsx): a view, unless the shipped nginx counted it. */
+  /** The page the app answered itself (entry.server.tsx, and the early answer in services.server.ts): a view, unless the shipped nginx counted it. */
   pageAnswered(request: RequestFields): void {
     if (request.method !== "GET" || request.headers.has(VIEW_COUNTED_HEADER)) return;
     this.viewed(new URL(request.url).searchParams, request.headers.get("referer"), request.headers.get("host"));
@@ -90,7 +90,6 @@ export class Insight {
 
   /** The boot's beacon (components/deferred-boot.tsx): the page's utm_* and the referring site's host, urlencoded. */
   readonly formReachedAnswer = (request: IncomingMessage, response: ServerResponse): boolean => {
-    if (request.method !== "POST") return false;
     void readSmall(request, BEACON_MAX_BYTES).then((body) => {
       if (body === null) return answer(response, 413);
       const fields = new URLSearchParams(body);

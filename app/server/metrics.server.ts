@@ -107,7 +107,7 @@ export class Metrics {
   /** False unless the request bears `Authorization: Bearer <token>`: it falls through to the site's 404 page. */
   handler(token: string | undefined) {
     return (request: IncomingMessage, response: ServerResponse): boolean => {
-      if (!token || request.method !== "GET" || !bears(request.headers.authorization, token)) return false;
+      if (!token || !bears(request.headers.authorization, token)) return false;
       this.registry
         .metrics()
         .then((text) => {
