@@ -22,7 +22,8 @@ export async function postWithDeadline(
     successBody?: "read" | "drain";
   },
 ) {
-  const timeout = AbortSignal.timeout(request.timeoutMs);
+  // A budget already spent is a timeout at once (a negative delay would throw a RangeError instead).
+  const timeout = AbortSignal.timeout(Math.max(0, request.timeoutMs));
   const response = await fetch(url, {
     method: "POST",
     headers: { ...request.headers, "content-type": request.contentType, "accept-encoding": "identity" },
