@@ -25,7 +25,7 @@ const TYPING_EVENTS = [
 /**
  * The page boots as the visitor reaches the form, often while they type in it (decision 018). No component handles
  * those keys: the e-mail field is uncontrolled, so the browser alone types them and hydration keeps what was typed.
- * Kept from React until hydration commits, they no longer make it hydrate the page at once in the keystroke (0.3 s
+ * Kept from React until hydration commits, they do not make it hydrate the page at once in the keystroke (0.3 s
  * at 4× CPU slowdown); hydration runs in slices between them instead. Presses, clicks and submits still reach React.
  */
 function keepTypingFromHydration(): () => void {

@@ -312,7 +312,7 @@ function printLevels(html: Uint8Array) {
   }
 }
 
-/** The bound of issue 26: a fresh render adds at most this to the first byte. */
+/** A fresh render adds at most this to the first byte (docs/performance.md, "The server"). */
 const FRESH_RENDER_BOUND_MS = 10;
 
 async function printRender(origin: string) {

@@ -47,7 +47,7 @@ function fate(request: IncomingMessage, target: string | undefined, url: URL | n
   // Remix's own check answers an empty 500 (a 5xx at anyone's will) to any Origin but Host's, `null` and the public
   // address behind a proxy that rewrites Host included: a post from another site is refused here, Remix not asked.
   if (signup && !fromThisSite(request.headers, settings.publicOrigin)) return refuse(403, refusals.otherSite);
-  // One spelling per path: `//` rendered the page with its form posting to `//?index`.
+  // One spelling per path: `//` would render the page with its form posting to `//?index`.
   if (url.pathname.includes("//"))
     return { kind: "redirect", location: url.pathname.replace(/\/{2,}/g, "/") + url.search };
   // `/%5C` decodes to a backslash, on which React Router's `new URL()` throws: a 500 at anyone's will.
@@ -66,7 +66,7 @@ function handOn(request: IncomingMessage, target: string, routeId: string | null
   const headers: IncomingHttpHeaders = { ...request.headers, [PEER_ADDRESS_HEADER]: request.socket.remoteAddress };
   // Remix takes `_data` out of the request a route's action reads: it is told here, whatever a client sent.
   headers[DATA_REQUEST_HEADER] = routeId ?? undefined;
-  // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` was a 500 on every route).
+  // Remix's adapter takes the port from it, and anyone can send it (`evil:99999` would make every route answer 500).
   delete headers["x-forwarded-host"];
   if (signup) delete headers.origin;
   return { kind: "remix", target: withDecodablePath(target), headers, signup };

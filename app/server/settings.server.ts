@@ -91,6 +91,7 @@ const wholeNumber = (min: number, max: number) => {
 const schema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    // remix-serve reads it and would take `abc` for unset (port 3000): checked here so a bad PORT stops start-up.
     PORT: wholeNumber(1, 65535).optional(),
     // Link previews need absolute addresses; the request's Host is the visitor's to choose.
     PUBLIC_URL: publicOrigin.optional(),

@@ -31,7 +31,7 @@ export type SignupResult = {
   campaign?: string;
 };
 
-/** The question's keep the names of the first release: a page open across a deploy still posts them. */
+/** The question's fields are posted as `challenge*`: a page open across a deploy still posts these names. */
 export const FIELD = {
   email: "email",
   captchaToken: "hcaptchaToken",

@@ -71,8 +71,8 @@ class RedisWithDuplicates extends Redis {
 
 /**
  * ioredis's `commandTimeout` fires on this process's clock: after a busy stretch of the event loop its timer runs
- * before the loop reads the answer already waiting on the socket, and a loaded instance refused sign-ups that Redis
- * had answered in time. This timeout looks again once the loop has read what arrived (an immediate runs after the
+ * before the loop reads the answer already waiting on the socket, and a loaded instance would refuse sign-ups that
+ * Redis had answered in time. This timeout looks again once the loop has read what arrived (an immediate runs after the
  * I/O phase), so only a command Redis has not answered is refused, and `onUnanswered` is told.
  */
 class RedisTimedByItsAnswers extends RedisWithDuplicates {

@@ -23,7 +23,7 @@ export type Throttling = "simulate" | "devtools";
  * because it stretches the viewport over the whole page, which no visitor does.
  *
  * Chromium loads the page in a fresh renderer process after Lighthouse's
- * about:blank, and in 3 of 71 runs here that process's navigationStart was
+ * about:blank, and in about 4% of runs that process's navigationStart was
  * missing from the trace (NO_NAVSTART: every timing audit errored, and Best
  * Practices scored 0). Without `timings` (accessibility, best practices, SEO)
  * Chromium keeps one renderer process: 0 failures in 60 runs. With timings the

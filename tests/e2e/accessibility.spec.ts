@@ -3,7 +3,7 @@ import type { Locator } from "@playwright/test";
 import Color from "color";
 import { expect, expectRefused, expectSignedUpOnce, openNearForm, shownToast, test, uniqueEmail } from "./fixtures";
 
-/** WCAG 2.2 AA (issue 43): what the Lei Brasileira de Inclusão asks of the page, in every state of the form. */
+/** WCAG 2.2 AA: what the Lei Brasileira de Inclusão asks of the page, in every state of the form. */
 
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 

@@ -39,7 +39,7 @@ test("a visitor signs up, not before the captcha is solved nor once it expired (
 });
 
 // The shipped nginx answers past its burst itself, and when an instance is gone: HTML without Remix's headers, which
-// Remix throws, and the root's error page replaced the form and the e-mail ('Algo deu errado — Erro 500').
+// Remix throws, and the root's error page would replace the form and the e-mail ('Algo deu errado — Erro 500').
 test("while a sign-up is in flight the button shows progress and cannot be pressed again; the balancer's own error page then answering is a notice beside the form, the e-mail kept", async ({
   page,
 }) => {

@@ -114,7 +114,7 @@ describe("the edge's decision", () => {
 describe("the server remix-serve creates", () => {
   const edge = { ...settings, earlyAnswers: new Map(), answered: () => undefined };
 
-  it("answers 408 to a request not whole within 15 s, and keeps an idle connection 620 s (the limits table), not Node's 5 minutes and 5 s", () => {
+  it("gives a request 15 s to arrive whole and keeps an idle connection 620 s (the limits table), not Node's 5 minutes and 5 s", () => {
     const server = guardedServer(edge, () => undefined);
     expect([server.requestTimeout, server.keepAliveTimeout]).toEqual([15_000, 620_000]);
   });
