@@ -1,6 +1,5 @@
-import { connect } from "node:net";
-
-const POLL_MS = 25;
+import isPortReachable from "is-port-reachable";
+import pWaitFor from "p-wait-for";
 
 /**
  * Resolves once `check()` holds, looking again every few milliseconds, or
@@ -9,23 +8,22 @@ const POLL_MS = 25;
  * polling helper: for state only another process can show (a port, a
  * probe, a Redis key); in-process events are awaited directly.
  */
-export async function until(
+export function until(
   check: () => boolean | Promise<boolean>,
   {
     what,
     timeoutMs = 10_000,
-    intervalMs = POLL_MS,
+    intervalMs = 25,
     gaveUp = (): string | null => null,
   }: { what: string; timeoutMs?: number; intervalMs?: number; gaveUp?: () => string | null },
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const condition = async () => {
     const reason = gaveUp();
     if (reason) throw new Error(reason);
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+    return check();
+  };
+  const message = `${what}: not within ${timeoutMs / 1000} s`;
+  return pWaitFor(condition, { interval: intervalMs, timeout: { milliseconds: timeoutMs, message } });
 }
 
 /** Whether `url` answers with `status` now. */
@@ -42,33 +40,8 @@ export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: (
   return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 30_000, ...options });
 }
 
-/** Whether something accepts TCP connections on the loopback port now. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
 /** Resolves once something accepts TCP connections on the loopback port. */
 export function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  return until(() => accepts(port), { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
-}
-
-/** `work` over `items`, at most `concurrency` at a time; the results in the items' order. */
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index]!, index);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
+  const accepts = () => isPortReachable(port, { host: "127.0.0.1" });
+  return until(accepts, { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
 }
