@@ -3,8 +3,9 @@ import { startApp, type RunningApp } from "../harness/app-server";
 import { chromiumEngine } from "../harness/chromium";
 import type { Engine, EnginePage } from "../harness/engine";
 import { firefox } from "../harness/firefox";
-import { startHcaptchaHost, type HcaptchaHost } from "../harness/hcaptcha-host";
+import { startHcaptchaHost } from "../harness/hcaptcha-host";
 import { solveQuestion } from "../harness/question-solver";
+import { sharedByTests } from "../harness/shared-by-tests";
 import { readEarlier } from "../harness/signup-client";
 import { standInPerFile } from "../harness/stand-in-per-file";
 import { until } from "../harness/wait";
@@ -23,7 +24,7 @@ const SIGNUP_SECRET = "engines-signing-secret-0123456789abcdef";
 const WAIT_MS = 20_000;
 
 const standIn = standInPerFile();
-let hcaptcha: HcaptchaHost;
+const hcaptcha = sharedByTests(startHcaptchaHost);
 /**
  * A server for each engine: every engine signs up from 127.0.0.1, and a third sign-up through the question within a
  * minute would pass one address's share.
@@ -31,12 +32,10 @@ let hcaptcha: HcaptchaHost;
 const apps = new Map<Engine, RunningApp>();
 
 beforeAll(async () => {
-  hcaptcha = await startHcaptchaHost();
   for (const engine of ENGINES) apps.set(engine, await startApp({ ...standIn.captchaSettings, SIGNUP_SECRET }));
 });
 afterAll(async () => {
   for (const app of apps.values()) await app.stop();
-  await hcaptcha?.stop();
 });
 
 /** Resolves once `check` holds in the page; a page that is navigating only answers later. */
@@ -94,7 +93,7 @@ it.each(ENGINES)(
   "$name, by keyboard alone: the call to action, the question instead, back to the refused e-mail, the sign-up, the toast's close button",
   async (engine) => {
     const app = apps.get(engine)!;
-    const browser = await engine.launch({ httpsProxy: hcaptcha.proxy, ...PHONE });
+    const browser = await engine.launch({ httpsProxy: hcaptcha().proxy, ...PHONE });
     try {
       const { page } = browser;
       await page.goto(`${app.origin}/`);
