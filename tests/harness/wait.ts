@@ -1,5 +1,6 @@
 import isPortReachable from "is-port-reachable";
-import pWaitFor from "p-wait-for";
+
+const POLL_MS = 25;
 
 /**
  * Resolves once `check()` holds, looking again every few milliseconds, or
@@ -8,22 +9,23 @@ import pWaitFor from "p-wait-for";
  * polling helper: for state only another process can show (a port, a
  * probe, a Redis key); in-process events are awaited directly.
  */
-export function until(
+export async function until(
   check: () => boolean | Promise<boolean>,
   {
     what,
     timeoutMs = 10_000,
-    intervalMs = 25,
+    intervalMs = POLL_MS,
     gaveUp = (): string | null => null,
   }: { what: string; timeoutMs?: number; intervalMs?: number; gaveUp?: () => string | null },
 ): Promise<void> {
-  const condition = async () => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const reason = gaveUp();
     if (reason) throw new Error(reason);
-    return check();
-  };
-  const message = `${what}: not within ${timeoutMs / 1000} s`;
-  return pWaitFor(condition, { interval: intervalMs, timeout: { milliseconds: timeoutMs, message } });
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 }
 
 /** Whether `url` answers with `status` now. */
