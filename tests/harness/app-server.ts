@@ -26,7 +26,7 @@ export type RunningApp = {
   stop: () => Promise<number | null>;
 };
 
-/** A free loopback port (released just before the app takes it; not handed out twice in a row). */
+/** A free loopback port (released just before the app takes it), not handed out again by this process for a while. */
 export const freePort = () => getPort({ host: "127.0.0.1" });
 
 export type StartOptions = {
