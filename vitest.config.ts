@@ -53,9 +53,9 @@ export default defineConfig({
           include: ["tests/container/**/*.test.ts"],
           environment: "node",
           // Bounds on a hang, not speeds: an image built from a clean context, a stack brought up with its builds, a
-          // bare machine installing every tool.
+          // bare machine installing every tool, a stack of nine containers taken down.
           testTimeout: 900_000,
-          hookTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
     ],
