@@ -5,7 +5,7 @@ import { StandIn } from "./stand-in";
 export function standInPerFile(): StandIn {
   const standIn = new StandIn();
   sharedByTests(
-    async () => (await standIn.start(), standIn),
+    () => standIn.start().then(() => standIn),
     () => standIn.reset(),
   );
   return standIn;
