@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import { SERVE_COMMAND } from "./tests/harness/app-server";
+import { SERVE_COMMAND, serveEnv } from "./tests/harness/app-server";
 import { chromiumFlags, chromiumPath } from "./tests/harness/chromium";
 import { APP_ORIGIN, APP_PORT, E2E_METRICS_TOKEN, E2E_SIGNUP_SECRET, STAND_IN_ORIGIN } from "./tests/e2e/support/ports";
 import { SITEVERIFY_PATH, WEBHOOK_PATH } from "./tests/harness/stand-in";
@@ -27,9 +27,7 @@ export default defineConfig({
     reuseExistingServer: false,
     timeout: 30_000,
     env: {
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(APP_PORT),
+      ...serveEnv(APP_PORT),
       WEBHOOK_URL: STAND_IN_ORIGIN + WEBHOOK_PATH,
       HCAPTCHA_SECRET: "0x0000000000000000000000000000000000000000",
       HCAPTCHA_VERIFY_URL: STAND_IN_ORIGIN + SITEVERIFY_PATH,

@@ -4,12 +4,13 @@ import { defineConfig } from "vitest/config";
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
 /**
- * Four lanes: `unit` runs the app's modules in-process (seconds, no build, no program but Node; `npm run test:unit`
+ * Five lanes: `unit` runs the app's modules in-process (seconds, no build, no program but Node; `npm run test:unit`
  * runs two files at a time in processes they share, so a file puts back what it patches); `prometheus` checks the
  * shipped Prometheus configuration and rules with promtool, and the dashboard's panels;
  * `server` starts the built server as `npm start` does, with redis-server,
  * nginx and Java where a suite needs them; `engines` signs up in Chromium,
- * Firefox and WebKit against the built server.
+ * Firefox and WebKit against the built server; `container` runs the image, the compose stack and the README on a
+ * bare machine through a Docker engine, one file per npm script.
  */
 export default defineConfig({
   test: {
@@ -43,6 +44,18 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "container",
+          include: ["tests/container/**/*.test.ts"],
+          environment: "node",
+          // Bounds on a hang, not speeds: an image built from a clean context, a stack brought up with its builds, a
+          // bare machine installing every tool, a stack of nine containers taken down.
+          testTimeout: 900_000,
+          hookTimeout: 300_000,
         },
       },
     ],

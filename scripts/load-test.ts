@@ -32,12 +32,13 @@
  * back, under one Idempotency-Key; prints the time from the loss to the first
  * sign-up accepted after it, per run.
  */
+import pMap from "p-map";
 import { startApp } from "../tests/harness/app-server";
 import { startNginxBalancer, startRedis } from "../tests/harness/real-servers";
 import { GROUP_NAME, startRedisGroup } from "../tests/harness/redis-group";
 import { postSignup, visitorFields } from "../tests/harness/signup-client";
 import { deliveredOf, StandInClient, WEBHOOK_PATH, type StandIn } from "../tests/harness/stand-in";
-import { mapConcurrently, until } from "../tests/harness/wait";
+import { until } from "../tests/harness/wait";
 import { percentile, RIG_SECRET, startSignupRig, startStandInProcess } from "./lib/processes";
 import { postSignups } from "./lib/signups";
 
@@ -124,19 +125,23 @@ async function cluster({ queued, replicated }: { queued: boolean; replicated: bo
 
     let killedAt = -1;
     const started = performance.now();
-    await mapConcurrently(Array.from({ length: TOTAL }), CONCURRENCY, async (_, index) => {
-      if (index === Math.floor(TOTAL / 2)) {
-        killedAt = index;
-        doomed.process.kill("SIGKILL");
-      }
-      const email = `cluster-${tag}-${index}@exemplo.com.br`;
-      const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
-      // Visitors come from 250 addresses, as nginx's per-address limits expect of real ones.
-      const posts = [send(balancer.origin, email, fields, `127.1.0.${1 + (index % 250)}`)];
-      // A visitor's retry reaching another instance directly, at the same moment.
-      if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
-      await Promise.all(posts);
-    });
+    await pMap(
+      Array.from({ length: TOTAL }),
+      async (_, index) => {
+        if (index === Math.floor(TOTAL / 2)) {
+          killedAt = index;
+          doomed.process.kill("SIGKILL");
+        }
+        const email = `cluster-${tag}-${index}@exemplo.com.br`;
+        const fields = { ...botTrap, email, hcaptchaToken: `P1_cluster-${tag}-${index}` };
+        // Visitors come from 250 addresses, as nginx's per-address limits expect of real ones.
+        const posts = [send(balancer.origin, email, fields, `127.1.0.${1 + (index % 250)}`)];
+        // A visitor's retry reaching another instance directly, at the same moment.
+        if (index % 10 === 0) posts.push(send((index % 20 === 0 ? first : second).origin, email, fields));
+        await Promise.all(posts);
+      },
+      { concurrency: CONCURRENCY },
+    );
     const seconds = (performance.now() - started) / 1000;
     if (queued) await webhook.setWebhook({ status: 200, text: "ok" });
     const acknowledged = [...answers].filter(([, list]) => list.includes(200)).map(([email]) => email);
@@ -248,26 +253,30 @@ async function failoverRun(run: number): Promise<{ failures: string[]; resumedAf
     const statuses: Record<string, number> = {};
     let lostAt = Infinity;
     let resumedAfterMs: number | null = null;
-    await mapConcurrently(Array.from({ length: FAILOVER_SIGNUPS }), FAILOVER_CONCURRENCY, async (_, index) => {
-      if (index === FAILOVER_SIGNUPS / 2) {
-        lostAt = performance.now();
-        await group.nodes[0]!.stop();
-      }
-      const email = `failover-${tag}-${index}@exemplo.com.br`;
-      for (let press = 0, giveUpAt = performance.now() + PRESSING_FOR_MS; performance.now() < giveUpAt; press++) {
-        const sentAt = performance.now();
-        const fields = { ...botTrap, email, hcaptchaToken: `P1_${tag}-${index}-${press}` };
-        const response = await postSignup(instances[index % 2]!.origin, fields, { data: true });
-        await response.arrayBuffer();
-        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-        if (response.status === 200) {
-          acknowledged.push(email);
-          if (sentAt > lostAt) resumedAfterMs ??= performance.now() - lostAt;
-          return;
+    await pMap(
+      Array.from({ length: FAILOVER_SIGNUPS }),
+      async (_, index) => {
+        if (index === FAILOVER_SIGNUPS / 2) {
+          lostAt = performance.now();
+          await group.nodes[0]!.stop();
         }
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    });
+        const email = `failover-${tag}-${index}@exemplo.com.br`;
+        for (let press = 0, giveUpAt = performance.now() + PRESSING_FOR_MS; performance.now() < giveUpAt; press++) {
+          const sentAt = performance.now();
+          const fields = { ...botTrap, email, hcaptchaToken: `P1_${tag}-${index}-${press}` };
+          const response = await postSignup(instances[index % 2]!.origin, fields, { data: true });
+          await response.arrayBuffer();
+          statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+          if (response.status === 200) {
+            acknowledged.push(email);
+            if (sentAt > lostAt) resumedAfterMs ??= performance.now() - lostAt;
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      },
+      { concurrency: FAILOVER_CONCURRENCY },
+    );
     await webhook.setWebhook({ status: 200, text: "ok" });
     let delivered = new Set<string>();
     const allDelivered = async () => {

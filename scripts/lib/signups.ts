@@ -1,5 +1,5 @@
+import pMap from "p-map";
 import { postSignup, visitorFields } from "../../tests/harness/signup-client";
-import { mapConcurrently } from "../../tests/harness/wait";
 import { percentile, RIG_SECRET } from "./processes";
 
 type SignupRun = {
@@ -21,17 +21,21 @@ export async function postSignups(origin: string, total: number, concurrency: nu
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   const started = performance.now();
-  await mapConcurrently(Array.from({ length: total }), concurrency, async (_, index) => {
-    const sent = performance.now();
-    const response = await postSignup(
-      origin,
-      { ...botTrap, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
-      { userAgent: "load-test", data: true },
-    );
-    await response.arrayBuffer();
-    latencies.push(performance.now() - sent);
-    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
-  });
+  await pMap(
+    Array.from({ length: total }),
+    async (_, index) => {
+      const sent = performance.now();
+      const response = await postSignup(
+        origin,
+        { ...botTrap, email: `carga-${tag}-${index}@exemplo.com.br`, hcaptchaToken: `P1_load-${tag}-${index}` },
+        { userAgent: "load-test", data: true },
+      );
+      await response.arrayBuffer();
+      latencies.push(performance.now() - sent);
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    },
+    { concurrency },
+  );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {

@@ -3,10 +3,11 @@ import { startApp, type RunningApp } from "../harness/app-server";
 import { chromiumEngine } from "../harness/chromium";
 import type { Engine, EnginePage } from "../harness/engine";
 import { firefox } from "../harness/firefox";
-import { startHcaptchaHost, type HcaptchaHost } from "../harness/hcaptcha-host";
+import { startHcaptchaHost } from "../harness/hcaptcha-host";
 import { solveQuestion } from "../harness/question-solver";
+import { sharedByTests } from "../harness/shared-by-tests";
 import { readEarlier } from "../harness/signup-client";
-import { StandIn } from "../harness/stand-in";
+import { standInPerFile } from "../harness/stand-in-per-file";
 import { until } from "../harness/wait";
 import { webkit } from "../harness/webkit";
 
@@ -22,8 +23,8 @@ const SIGNUP_SECRET = "engines-signing-secret-0123456789abcdef";
 /** Boot, hydration and a sign-up's round trip on two shared cores: seconds, never this many. */
 const WAIT_MS = 20_000;
 
-let standIn: StandIn;
-let hcaptcha: HcaptchaHost;
+const standIn = standInPerFile();
+const hcaptcha = sharedByTests(startHcaptchaHost);
 /**
  * A server for each engine: every engine signs up from 127.0.0.1, and a third sign-up through the question within a
  * minute would pass one address's share.
@@ -31,15 +32,10 @@ let hcaptcha: HcaptchaHost;
 const apps = new Map<Engine, RunningApp>();
 
 beforeAll(async () => {
-  standIn = new StandIn();
-  await standIn.start();
-  hcaptcha = await startHcaptchaHost();
   for (const engine of ENGINES) apps.set(engine, await startApp({ ...standIn.captchaSettings, SIGNUP_SECRET }));
 });
 afterAll(async () => {
   for (const app of apps.values()) await app.stop();
-  await hcaptcha?.stop();
-  await standIn?.stop();
 });
 
 /** Resolves once `check` holds in the page; a page that is navigating only answers later. */
@@ -96,9 +92,8 @@ async function afterMinimumTime(page: EnginePage) {
 it.each(ENGINES)(
   "$name, by keyboard alone: the call to action, the question instead, back to the refused e-mail, the sign-up, the toast's close button",
   async (engine) => {
-    standIn.reset();
     const app = apps.get(engine)!;
-    const browser = await engine.launch({ httpsProxy: hcaptcha.proxy, ...PHONE });
+    const browser = await engine.launch({ httpsProxy: hcaptcha().proxy, ...PHONE });
     try {
       const { page } = browser;
       await page.goto(`${app.origin}/`);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import getPort from "get-port";
 import { until, waitForOk } from "./wait";
 
 /** The repository's folder, ending in a slash: the one definition every suite and script uses. */
@@ -26,14 +26,8 @@ export type RunningApp = {
   stop: () => Promise<number | null>;
 };
 
-/** A free loopback port (released just before the app takes it). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A free loopback port (released just before the app takes it), not handed out again by this process for a while. */
+export const freePort = () => getPort({ host: "127.0.0.1" });
 
 export type StartOptions = {
   /** Where the server is started from (the app's folder by default). */

@@ -1,13 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import which from "which";
 
 /** A program on PATH or in Debian's sbin, or null. */
-export function findProgram(name: string): string | null {
-  try {
-    const found = execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
-    if (found) return found;
-  } catch {
-    // not on PATH
-  }
-  return existsSync(`/usr/sbin/${name}`) ? `/usr/sbin/${name}` : null;
-}
+export const findProgram = (name: string): string | null =>
+  which.sync(name, { nothrow: true, path: `${process.env.PATH ?? ""}:/usr/sbin` });

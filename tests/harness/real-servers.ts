@@ -147,13 +147,8 @@ export async function startNginxBalancer(
     .replace(/^http \{$/m, `http {\n  ${temp}`)
     .replace(/proxy_cache_path \S+/, `proxy_cache_path ${dir}/page-cache`)
     .replace(/alias \/usr\/share\/nginx\/balancer-pages\//, `alias ${balancerPages}/`);
-  if (
-    /:3000\b/.test(config) ||
-    !config.includes(String(port)) ||
-    !config.includes(`${dir}/page-cache`) ||
-    !config.includes(balancerPages) ||
-    !config.includes(`${pageViews}/$view_second.log`)
-  )
+  const replaced = [String(port), `${dir}/page-cache`, balancerPages, `${pageViews}/$view_second.log`];
+  if (/:3000\b/.test(config) || !replaced.every((part) => config.includes(part)))
     throw new Error("deploy/nginx.conf changed shape");
   writeFileSync(join(dir, "nginx.conf"), config);
   const child = spawn(

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { sharedByTests } from "./shared-by-tests";
 import { StandIn } from "./stand-in";
 
 /** One stand-in webhook/siteverify for a vitest file: started before its tests, emptied before each, stopped after. */
 export function standInPerFile(): StandIn {
   const standIn = new StandIn();
-  beforeAll(async () => {
-    await standIn.start();
-  });
-  beforeEach(() => {
-    standIn.reset();
-  });
-  afterAll(async () => {
-    await standIn.stop();
-  });
+  sharedByTests(
+    () => standIn.start().then(() => standIn),
+    () => standIn.reset(),
+  );
   return standIn;
 }

@@ -159,21 +159,17 @@ export class StandIn {
       return;
     }
     if (request.method === "POST" && path === SITEVERIFY_PATH) return this.answerSiteverify(raw, response);
-    if (path === "/control/webhook" && request.method === "PUT") {
-      this.webhook = JSON.parse(raw) as WebhookBehaviour;
-    } else if (path === "/control/siteverify" && request.method === "PUT") {
-      this.siteverify = JSON.parse(raw) as SiteverifyBehaviour;
-    } else if (path === "/control/reset" && request.method === "POST") {
-      this.reset();
-    } else if (path === "/control/received" && request.method === "GET") {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify(this.received));
-      return;
-    } else {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(204).end();
+    /** Steering over HTTP, for tests in another process: the new behaviour in, or what was received out. */
+    const control: Record<string, () => string | void> = {
+      "PUT /control/webhook": () => void (this.webhook = JSON.parse(raw) as WebhookBehaviour),
+      "PUT /control/siteverify": () => void (this.siteverify = JSON.parse(raw) as SiteverifyBehaviour),
+      "POST /control/reset": () => this.reset(),
+      "GET /control/received": () => JSON.stringify(this.received),
+    };
+    const steer = control[`${request.method} ${path}`];
+    if (!steer) return void response.writeHead(404).end();
+    const json = steer();
+    response.writeHead(json ? 200 : 204, json ? { "content-type": "application/json" } : {}).end(json);
   }
 
   private async answerWebhook(request: IncomingMessage, raw: string, response: ServerResponse): Promise<void> {

@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import isPortReachable from "is-port-reachable";
 
 const POLL_MS = 25;
 
@@ -42,33 +42,8 @@ export function waitForOk(url: string, options: { timeoutMs?: number; gaveUp?: (
   return until(() => answers(url), { what: `${url} answering 200`, timeoutMs: 30_000, ...options });
 }
 
-/** Whether something accepts TCP connections on the loopback port now. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
 /** Resolves once something accepts TCP connections on the loopback port. */
 export function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  return until(() => accepts(port), { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
-}
-
-/** `work` over `items`, at most `concurrency` at a time; the results in the items' order. */
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index]!, index);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
+  const accepts = () => isPortReachable(port, { host: "127.0.0.1" });
+  return until(accepts, { what: `a listener on 127.0.0.1:${port}`, timeoutMs });
 }

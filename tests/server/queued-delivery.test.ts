@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import pMap from "p-map";
 import { describe, expect, it } from "vitest";
 import { QUEUE_NAME } from "~/delivery/queue.server";
 import { SITEVERIFY_TIMEOUT_MS } from "~/signup/captcha.server";
@@ -8,7 +9,7 @@ import { scrapeMetrics, sumOf } from "../harness/metrics";
 import { startRedis } from "../harness/real-servers";
 import { signUp } from "../harness/signup-client";
 import type { ReceivedWebhook } from "../harness/stand-in";
-import { answers, mapConcurrently, until } from "../harness/wait";
+import { answers, until } from "../harness/wait";
 import { builtServerSuite, filledForm, newClient, redisPerFile, SUITE_SECRET } from "./suite";
 
 /**
@@ -296,9 +297,13 @@ describe("queued delivery", () => {
     standIn.webhook = { status: 400, text: "campo email ausente" };
     const emails = Array.from({ length: 300 }, (_, index) => `morta${index}@exemplo.com.br`);
     // Each visitor sends again until accepted: what is under test is the command, not acceptance under load.
-    await mapConcurrently(emails, 5, async (email) => {
-      for (let tries = 0; tries < 5 && (await send(app, email, `P1_${email}-${tries}`)).status !== 200; tries++);
-    });
+    await pMap(
+      emails,
+      async (email) => {
+        for (let tries = 0; tries < 5 && (await send(app, email, `P1_${email}-${tries}`)).status !== 200; tries++);
+      },
+      { concurrency: 5 },
+    );
     await deadLettered(300, 30_000);
     standIn.webhook = { status: 200, text: "ok" };
     const runs = await Promise.all([deadLetters("retry", "--all"), deadLetters("retry", "--all")]);

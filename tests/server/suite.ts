@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { startApp, type RunningApp, type StartOptions } from "../harness/app-server";
 import { visitorFields } from "../harness/signup-client";
-import { startNginxBalancer, startRedis, type RunningNginx, type RunningRedis } from "../harness/real-servers";
+import { startNginxBalancer, startRedis, type RunningNginx } from "../harness/real-servers";
+import { sharedByTests } from "../harness/shared-by-tests";
 import type { StandIn } from "../harness/stand-in";
 import { standInPerFile } from "../harness/stand-in-per-file";
 
@@ -52,14 +53,7 @@ export function builtServerSuite(baseEnv: (standIn: StandIn) => Record<string, s
    * and stopped after: each test then signs up addresses of its own. Call the returned function for it.
    */
   function serverForAll(env: () => Record<string, string> = () => ({})): () => RunningApp {
-    let app: RunningApp | undefined;
-    beforeAll(async () => {
-      app = await startApp({ SIGNUP_SECRET: SUITE_SECRET, ...baseEnv(standIn), ...env() });
-    });
-    afterAll(async () => {
-      await app?.stop();
-    });
-    return () => app!;
+    return sharedByTests(() => startApp({ SIGNUP_SECRET: SUITE_SECRET, ...baseEnv(standIn), ...env() }));
   }
 
   return { standIn, start, startBalancer, serverForAll, visitor: () => visitorFields(SUITE_SECRET) };
@@ -82,16 +76,8 @@ export async function expectBalancerPage(answer: Promise<Response> | Response, s
  * One redis-server for a test file, emptied before each test as a fresh
  * deployment would find it; call the returned function for the running server.
  */
-export function redisPerFile(): () => RunningRedis {
-  let redis: RunningRedis | undefined;
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
-  beforeEach(async () => {
-    await redis!.cli("FLUSHALL");
-  });
-  return () => redis!;
-}
+export const redisPerFile = () =>
+  sharedByTests(
+    () => startRedis(),
+    (redis) => redis.cli("FLUSHALL"),
+  );

@@ -13,8 +13,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect, it } from "vitest";
 import { freePort, ROOT } from "../harness/app-server";
-import { docker, runtimeImage } from "./checks";
+import { docker, runtimeImage } from "./docker";
 
 /** The README's quick start: the lines of its first `sh` block, without their comments. */
 function quickStart(): { serve: string; test: string } {
@@ -28,9 +29,11 @@ function quickStart(): { serve: string; test: string } {
   return { serve: commands[0]!, test: commands[1]! };
 }
 
-async function main(): Promise<number> {
+it("the README's quick start on a bare machine: the first command serves the site, the second's set-up and unit lane pass", async ({
+  annotate,
+}) => {
   const { serve, test } = quickStart();
-  if (test !== "npm test") throw new Error(`the README's second command should be \`npm test\`, found: ${test}`);
+  expect(test, "the README's second command").toBe("npm test");
   /** What `npm test` starts with on a bare machine: its set-up, then the unit lane (lint and typecheck run on CI's). */
   const bareTest = "npm run pretest && npm run test:unit";
   const image = runtimeImage();
@@ -60,7 +63,7 @@ ${bareTest}
 code=$?
 echo "bare machine: the second command exited with $code"
 exit $code`;
-  console.log(`bare machine: ${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
+  await annotate(`${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
   // Detached, then read: an attached `docker run` beside another step's through podman's Docker
   // API has been answered "unable to upgrade to tcp, received 409".
   const name = `bare-machine-${port}`;
@@ -82,32 +85,16 @@ exit $code`;
       script,
     );
     await docker("wait", name);
-    const stdout = await docker("logs", name);
+    const lines = (await docker("logs", name)).split("\n");
     // Some engines (podman's Docker API) report 0 whatever the container's exit code: read it from the output.
-    if (!stdout.includes("bare machine: the second command exited with 0")) {
-      console.log(stdout.split("\n").slice(-150).join("\n"));
-      return 1;
-    }
-    // What the run did: the set-up it needed, the site's answer and each suite's summary.
+    const passed = lines.some((line) => line.includes("bare machine: the second command exited with 0"));
+    // What the run did: the set-up it needed, the site's answer and each suite's summary; or how it ended.
     const summary =
       /^(bare machine:|test tools:|\s*Tests |\s*Test Files |\s*\d+ passed|> prevly-landing@\S+ (pretest|lint|test)$)/;
-    console.log(
-      stdout
-        .split("\n")
-        .filter((line) => summary.test(line))
-        .join("\n"),
-    );
-    return 0;
-  } catch (error) {
-    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    console.log(`${stdout}\n${stderr}`.split("\n").slice(-80).join("\n"));
-    return 1;
+    await annotate((passed ? lines.filter((line) => summary.test(line)) : lines.slice(-150)).join("\n"));
+    expect(passed, "the second command exited with 0").toBe(true);
   } finally {
     await docker("rm", "-f", name).catch(() => {});
     rmSync(clone, { recursive: true, force: true });
   }
-}
-
-const failed = await main();
-console.log(failed ? "0 passed, 1 failed" : "1 passed, 0 failed");
-process.exit(failed);
+});
