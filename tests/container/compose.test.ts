@@ -1,7 +1,8 @@
 /**
  * `npm run test:compose`: the shipped compose.yaml with its Sentinel group brought
  * up as ops run it (`docker-compose -f compose.yaml -f compose.sentinel.yaml
- * --profile monitoring up --build`: two instances in queued mode acknowledging
+ * --profile monitoring up --build`, or on the image `npm run test:container` built when CI names it in
+ * PREVLY_IMAGE): two instances in queued mode acknowledging
  * what a replica holds, a Redis primary, two replicas and three Sentinels,
  * nginx, Prometheus with the alert rules), with the webhook stand-in as one more
  * service of an override file. Services reach each
@@ -23,7 +24,7 @@ import { panelQueries } from "../harness/dashboard";
 import { postSignup, signUp, visitorFields } from "../harness/signup-client";
 import { StandInClient, WEBHOOK_PATH, type ReceivedWebhook } from "../harness/stand-in";
 import { until, waitForOk } from "../harness/wait";
-import { cli, docker, runtimeImage } from "./docker";
+import { cli, docker, runtimeImage, SHARED_IMAGE } from "./docker";
 
 const SECRET = "compose-test-secret-0123456789abcdef";
 const SIGNING_SECRET = "compose-webhook-signing-secret";
@@ -123,6 +124,7 @@ async function writeOverride(): Promise<void> {
         volumes: [`${folder}:/stand-in:ro`],
         ports: [`127.0.0.1:${standInPort}:${STAND_IN_PORT_INSIDE}`],
       },
+      ...(SHARED_IMAGE && { app1: { image: SHARED_IMAGE }, app2: { image: SHARED_IMAGE } }),
       prometheus: {
         volumes: ["prometheus.yml", "insight.yml"].map((file) => `${join(folder, file)}:/etc/prometheus/${file}:ro`),
       },
@@ -180,13 +182,13 @@ it("the stack comes up: two apps, the Sentinel group, nginx, Prometheus and the 
 }) => {
   await writeOverride();
   const started = performance.now();
-  await compose("up", "-d", "--build");
+  await compose("up", "-d", ...(SHARED_IMAGE ? [] : ["--build"]));
   const upSeconds = (performance.now() - started) / 1000;
   await waitForOk(`${origin}/readyz`, { timeoutMs: 120_000 });
   await waitForOk(`${prometheus}/-/ready`, { timeoutMs: 30_000 });
   await waitForOk(`http://127.0.0.1:${standInPort}/control/received`, { timeoutMs: 30_000 });
   const seconds = (performance.now() - started) / 1000;
-  await annotate(`${seconds.toFixed(0)} s, ${upSeconds.toFixed(0)} s of them building and starting`);
+  await annotate(`${seconds.toFixed(0)} s, ${upSeconds.toFixed(0)} s of them in docker-compose up`);
 });
 
 it("through nginx: the page (again at once: from nginx's cache), and a sign-up answered 'Cadastro realizado!' reaches the webhook signed", async () => {

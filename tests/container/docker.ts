@@ -17,6 +17,9 @@ export async function cli(program: string, args: string[], env?: NodeJS.ProcessE
 
 export const docker = (...args: string[]) => cli("docker", args);
 
+/** The image `npm run test:container` builds and keeps for `npm run test:compose` when CI names it: one build a run. */
+export const SHARED_IMAGE = process.env.PREVLY_IMAGE;
+
 /** The Node image the Dockerfile's runtime stage builds on: Node and npm, nothing else. */
 export function runtimeImage(): string {
   const image = /^FROM (node:\S+) AS runtime/m.exec(readFileSync(`${ROOT}Dockerfile`, "utf8"))?.[1];

@@ -10,9 +10,9 @@ import { freePort } from "../harness/app-server";
 import { postSignup, visitorFields } from "../harness/signup-client";
 import { standInPerFile } from "../harness/stand-in-per-file";
 import { waitForOk } from "../harness/wait";
-import { docker, run, runtimeImage } from "./docker";
+import { docker, run, runtimeImage, SHARED_IMAGE } from "./docker";
 
-const IMAGE = `prevly-landing:test-${Date.now().toString(36)}`;
+const IMAGE = SHARED_IMAGE ?? `prevly-landing:test-${Date.now().toString(36)}`;
 const created: string[] = [];
 const standIn = standInPerFile();
 
@@ -33,7 +33,7 @@ async function startContainer(env: Record<string, string>): Promise<{ id: string
 
 afterAll(async () => {
   for (const id of created) await docker("rm", "-f", id).catch(() => {});
-  await docker("rmi", "-f", IMAGE).catch(() => {});
+  if (!SHARED_IMAGE) await docker("rmi", "-f", IMAGE).catch(() => {});
 });
 
 it("a container engine answers", async ({ annotate }) => {
