@@ -325,7 +325,11 @@ it(`the primary's machine lost: Sentinel promotes a replica, sign-ups through ng
   // Its machine gone: the container and its data with it, so nothing comes back under its name.
   await docker("rm", "-f", primary);
   await docker("volume", "rm", volume);
-  await poll("a sign-up accepted after the failover", accepted, FAILOVER_BOUND_S * 1000);
+  await poll("a sign-up accepted after the failover", accepted, FAILOVER_BOUND_S * 1000).catch(async (error) => {
+    // What the Sentinels did (their votes, each failover's start and end) is the first thing to read.
+    const sentinels = await compose("logs", "--no-color", "sentinel-1", "sentinel-2", "sentinel-3");
+    throw new Error(`${error}\n${sentinels}`);
+  });
   const seconds = ((performance.now() - killed) / 1000).toFixed(1);
   await standIn.setWebhook({ status: 200, text: "ok" });
   await delivered(acknowledged);
