@@ -185,6 +185,10 @@ it("the stack comes up: two apps, the Sentinel group, nginx, Prometheus and the 
   await compose("up", "-d", ...(SHARED_IMAGE ? [] : ["--build"]));
   const upSeconds = (performance.now() - started) / 1000;
   await waitForOk(`${origin}/readyz`, { timeoutMs: 120_000 });
+  // Ready is not yet taking sign-ups: each waits for a replica to confirm it, and a replica syncs after its start.
+  await poll("a replica online", async () =>
+    /^slave\d+:.*state=online/m.test(await compose("exec", "-T", "redis", "redis-cli", "INFO", "replication")),
+  );
   await waitForOk(`${prometheus}/-/ready`, { timeoutMs: 30_000 });
   await waitForOk(`http://127.0.0.1:${standInPort}/control/received`, { timeoutMs: 30_000 });
   const seconds = (performance.now() - started) / 1000;
