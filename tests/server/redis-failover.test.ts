@@ -57,7 +57,8 @@ function acknowledged({ status, result }: SignupAnswer, email: string): boolean 
 async function expectDelivered(emails: string[]): Promise<void> {
   await until(() => emails.every((email) => standIn.deliveredEmails().includes(email)), {
     what: `${emails.length} acknowledged sign-ups delivered`,
-    timeoutMs: 20_000,
+    // A bound for a loaded machine, not a speed: retries that failed while the primary was away wait their backoff.
+    timeoutMs: 40_000,
   });
   for (const email of emails) {
     const hits = standIn.received.webhook.filter((hit) => (hit.body as { email: string }).email === email);
