@@ -33,6 +33,12 @@ export class RedisDurability {
   ) {
     this.redis = shared.duplicate({ commandTimeout: CHECK_TIMEOUT_MS });
     this.redis.on("error", () => undefined); // the shared state's client logs the outages
+    // Read at once whenever Redis (again) answers: a check made before the connection is ready has no answer, and
+    // kept for RECHECK_MS it would hold readiness back that long.
+    this.redis.on("ready", () => {
+      this.last = null;
+      void this.refusal();
+    });
   }
 
   /**

@@ -14,17 +14,26 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A Redis client whose CONFIG GET answers from `settings` (changed as the test goes), or refuses CONFIG. */
-function redisWith(settings: Record<string, string> | "refuses CONFIG"): Redis {
+/**
+ * A Redis client whose CONFIG GET answers from `settings` (changed as the test goes), or refuses CONFIG; until
+ * `connected()` it fails each command at once, as a client without an offline queue does before it is ready.
+ */
+function redisWith(settings: Record<string, string> | "refuses CONFIG", { ready = true } = {}) {
+  const handlers = new Map<string, () => void>();
   const client = {
     duplicate: () => client,
-    on: () => client,
+    on: (event: string, handler: () => void) => (handlers.set(event, handler), client),
     config: async (_get: "GET", name: string) => {
+      if (!ready) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
       if (settings === "refuses CONFIG") throw new ReplyError("ERR unknown command 'CONFIG'");
       return [name, settings[name]];
     },
   };
-  return client as unknown as Redis;
+  const connected = () => {
+    ready = true;
+    handlers.get("ready")?.();
+  };
+  return Object.assign(client as unknown as Redis, { connected });
 }
 
 /** The warnings printed while `work` ran. */
@@ -57,6 +66,14 @@ describe("queued mode's Redis", () => {
     expect(printed).toEqual([
       "[config] warning: Redis refuses CONFIG GET (as some managed services do): check in its settings that maxmemory-policy is noeviction and that it persists its data (AOF or RDB), or queued sign-ups can be lost",
     ]);
+  });
+
+  it("one read before its connection is ready is read again the moment it is, not a second later", async () => {
+    const redis = redisWith(KEPT, { ready: false });
+    const durability = new RedisDurability(redis);
+    expect(await durability.refusal(0)).toBe("Redis's maxmemory-policy has not been read yet");
+    redis.connected();
+    expect(await durability.refusal(1)).toBeNull();
   });
 
   it("one whose policy is changed to evict keys while running (a failover to a cache) refuses sign-ups, logged once, until it is back", async () => {
