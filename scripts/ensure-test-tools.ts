@@ -85,8 +85,17 @@ if (Number(process.versions.node.split(".")[0]) < NODE_FLOOR) {
 let missing = TOOLS.filter((tool) => !tool.found());
 if (missing.length > 0 && rootOnDebian) {
   console.log(`test tools: installing ${missing.map((tool) => tool.debianPackage).join(", ")} (apt-get)`);
-  run("apt-get", ["update", "-qq"]);
-  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing.map((tool) => tool.debianPackage)]);
+  // A mirror's passing failure (a timeout, a file mid-sync) is tried again rather than failing the suite.
+  const retried = ["-o", "Acquire::Retries=3"];
+  run("apt-get", ["update", "-qq", ...retried]);
+  run("apt-get", [
+    "install",
+    "-y",
+    "-qq",
+    "--no-install-recommends",
+    ...retried,
+    ...missing.map((tool) => tool.debianPackage),
+  ]);
   missing = missing.filter((tool) => !tool.found());
 }
 if (missing.some((tool) => tool.debianPackage === "chromium") && !rootOnDebian) {

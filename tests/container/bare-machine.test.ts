@@ -42,7 +42,9 @@ it("the README's quick start on a bare machine: the first command serves the sit
   execFileSync("git", ["clone", "--quiet", ROOT, join(clone, "src")]);
   // The first command serves until stopped: it runs in the background until the site answers,
   // then the second runs on the same machine, as a newcomer would type them.
+  // Its errors too (apt-get's), in the one stream the test reads.
   const script = `set -u
+exec 2>&1
 cd /src
 export PORT=${port} CI=true NO_COLOR=1 FORCE_COLOR=0
 setsid bash -c '${serve}' > /tmp/serve.log 2>&1 &
@@ -59,9 +61,10 @@ node -e '
     setTimeout(poll, 1000);
   })();' || { tail -40 /tmp/serve.log; exit 1; }
 kill -TERM -- "-$served"; wait "$served" 2>/dev/null
+served_in=$SECONDS
 ${bareTest}
 code=$?
-echo "bare machine: the second command exited with $code"
+echo "bare machine: the second command exited with $code after $((SECONDS - served_in)) s (the first served in $served_in s)"
 exit $code`;
   await annotate(`${image}, a clean clone, then:\n  ${serve}\n  ${bareTest} (of \`${test}\`)`);
   // Detached, then read: an attached `docker run` beside another step's through podman's Docker
